@@ -1,0 +1,137 @@
+//===- Decompose.cpp - Decompose composite tfm ops ------------------------===//
+//
+// Implements `tfm-decompose`: multi_head_attention, ffn and add_norm become
+// the primitive tfm and upstream ops that d2l builds them from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMDECOMPOSE
+#include "tfm/Transforms/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Repeats every per-batch entry of `validLens` (`[B]` or `[B, Sq]`)
+/// `numHeads` times along the batch dimension, giving `[B * H]` or
+/// `[B * H, Sq]`: d2l's `repeat_interleave(valid_lens, num_heads, dim=0)`.
+Value repeatInterleave(PatternRewriter &rewriter, Location loc,
+                       Value validLens, int64_t numHeads) {
+  auto type = cast<RankedTensorType>(validLens.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+
+  // Broadcast [B, ...] to [B, H, ...].
+  SmallVector<int64_t> wideShape{shape.front(), numHeads};
+  llvm::append_range(wideShape, shape.drop_front());
+  SmallVector<Value> dynamicSizes;
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, validLens, i));
+  Value init = tensor::EmptyOp::create(rewriter, loc, wideShape,
+                                       type.getElementType(), dynamicSizes);
+  Value wide = linalg::BroadcastOp::create(rewriter, loc, validLens, init,
+                                           /*dimensions=*/{1})
+                   ->getResult(0);
+
+  // Collapse [B, H, ...] to [B * H, ...].
+  SmallVector<ReassociationIndices> groups{{0, 1}};
+  for (int64_t i = 2, e = wideShape.size(); i < e; ++i)
+    groups.push_back({i});
+  return tensor::CollapseShapeOp::create(rewriter, loc, wide, groups);
+}
+
+/// multi_head_attention -> linear ×3, split_heads ×3, attention,
+/// merge_heads, linear.
+struct DecomposeMultiHeadAttention
+    : OpRewritePattern<MultiHeadAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MultiHeadAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t heads = op.getNumHeads();
+    auto project = [&](Value x, Value w, Value b) -> Value {
+      Value y = LinearOp::create(rewriter, loc, x, w, b);
+      return SplitHeadsOp::create(rewriter, loc, y, heads);
+    };
+    Value q = project(op.getQuery(), op.getWQ(), op.getBQ());
+    Value k = project(op.getKey(), op.getWK(), op.getBK());
+    Value v = project(op.getValue(), op.getWV(), op.getBV());
+
+    Value validLens = op.getValidLens();
+    if (validLens)
+      validLens = repeatInterleave(rewriter, loc, validLens, heads);
+
+    auto attention = AttentionOp::create(rewriter, loc, q, k, v, validLens,
+                                         op.getMask(), op.getScaleAttr(),
+                                         op.getCausalAttr(),
+                                         rewriter.getF64FloatAttr(0.0));
+    Value merged = MergeHeadsOp::create(rewriter, loc, attention, heads);
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), merged,
+                                          op.getWO(), op.getBO());
+    return success();
+  }
+};
+
+/// ffn -> linear with the activation, then linear.
+struct DecomposeFfn : OpRewritePattern<FfnOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FfnOp op,
+                                PatternRewriter &rewriter) const override {
+    Value hidden = LinearOp::create(rewriter, op.getLoc(), op.getInput(),
+                                    op.getW1(), op.getB1(),
+                                    op.getActivation());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), hidden, op.getW2(),
+                                          op.getB2());
+    return success();
+  }
+};
+
+/// add_norm -> arith.addf, layer_norm.
+struct DecomposeAddNorm : OpRewritePattern<AddNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Value sum = arith::AddFOp::create(rewriter, op.getLoc(), op.getResidual(),
+                                      op.getSublayer());
+    rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), sum,
+                                             op.getGamma(), op.getBeta(),
+                                             op.getEpsilonAttr());
+    return success();
+  }
+};
+
+struct TfmDecomposePass
+    : tfm::impl::TfmDecomposeBase<TfmDecomposePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateDecomposePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void tfm::populateDecomposePatterns(RewritePatternSet &patterns) {
+  patterns.add<DecomposeMultiHeadAttention, DecomposeFfn, DecomposeAddNorm>(
+      patterns.getContext());
+  // Dropout is the identity at inference.
+  DropoutOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+}

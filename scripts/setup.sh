@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what tfm needs to build and test, with apt-get, and nothing more.
+#
+# Idempotent: when every package is present it only runs `dpkg-query` and
+# exits. Needs root (or sudo) on a machine that lacks a package.
+set -euo pipefail
+
+packages=(
+  # Toolchain and LLVM/MLIR 22.
+  cmake ninja-build clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev
+  mlir-22-tools libfmt-dev
+  # Test references (Debian's python3, not a pyenv one).
+  python3 python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$p")
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || {
+    echo "setup: need root to install ${missing[*]}" >&2
+    exit 1
+  }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,26 @@
+# -*- Python -*-
+# lit configuration of the tfm test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "TFM"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%tfm_src_root", config.tfm_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# FileCheck, not and count come from LLVM; the tfm tools from the build.
+tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["tfm-opt"], tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

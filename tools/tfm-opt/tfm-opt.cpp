@@ -1,0 +1,28 @@
+//===- tfm-opt.cpp - The tfm optimizer driver -----------------------------===//
+//
+// mlir-opt with the tfm dialect and passes registered next to upstream's,
+// for running passes on graph files and for the lit tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  mlir::tfm::registerTfmPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::tfm::TfmDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "tfm optimizer driver\n", registry));
+}
