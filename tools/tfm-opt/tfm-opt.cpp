@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Conversion/Passes.h"
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 #include "tfm/Transforms/Passes.h"
 
@@ -17,6 +18,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tfm::registerTfmPasses();
+  mlir::tfm::registerTfmConversionPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -1,0 +1,33 @@
+//===- Passes.td - tfm lowerings ---------------------------*- tablegen -*-===//
+
+#ifndef TFM_CONVERSION_PASSES_TD
+#define TFM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg"> {
+  let summary = "Lower tfm ops to linalg, tensor, arith and math on tensors";
+  let description = [{
+    Rewrites every tfm op into upstream ops on tensors: linalg named ops
+    (`linalg.matmul`, `linalg.batch_matmul`, `linalg.transpose`, ...) where
+    one exists and `linalg.generic` otherwise, with `tensor` reshapes and
+    `arith`/`math` bodies. Composite ops are decomposed first (the patterns
+    of `tfm-decompose`). The result is ready for upstream tiling,
+    vectorization and bufferization.
+
+    `tfm.attention` lowers here to its reference form, which materialises the
+    score matrix: `batch_matmul(Q, Kᵀ) · scale`, masking, softmax and
+    `batch_matmul(·, V)`.
+
+    An op the conversion cannot handle yet (for example a dynamic dimension
+    that a lowering needs static) is reported with the op and the reason.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // TFM_CONVERSION_PASSES_TD
