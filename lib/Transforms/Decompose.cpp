@@ -102,14 +102,42 @@ struct DecomposeFfn : OpRewritePattern<FfnOp> {
   }
 };
 
+/// Returns the most static type compatible with both `lhs` and `rhs`, two
+/// tensor types of the same rank and element type whose shapes are
+/// compatible: each dimension is static if either one knows it.
+RankedTensorType joinTypes(RankedTensorType lhs, RankedTensorType rhs) {
+  SmallVector<int64_t> shape;
+  for (auto [l, r] : llvm::zip_equal(lhs.getShape(), rhs.getShape()))
+    shape.push_back(ShapedType::isDynamic(l) ? r : l);
+  return lhs.clone(shape);
+}
+
+/// Casts `value` to `type` with a tensor.cast unless it already has it.
+Value castTo(PatternRewriter &rewriter, Location loc, Value value,
+             RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(rewriter, loc, type, value);
+}
+
 /// add_norm -> arith.addf, layer_norm.
+///
+/// add_norm accepts a residual and a sub-layer whose shapes are merely
+/// compatible (`tensor<?x4xf32>` and `tensor<2x4xf32>`), but arith.addf's
+/// custom form has a single type for both operands, so that such an addf
+/// prints as IR that does not parse. Both operands are cast to the join of
+/// their types first.
 struct DecomposeAddNorm : OpRewritePattern<AddNormOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AddNormOp op,
                                 PatternRewriter &rewriter) const override {
-    Value sum = arith::AddFOp::create(rewriter, op.getLoc(), op.getResidual(),
-                                      op.getSublayer());
+    Location loc = op.getLoc();
+    auto type = joinTypes(cast<RankedTensorType>(op.getResidual().getType()),
+                          cast<RankedTensorType>(op.getSublayer().getType()));
+    Value sum = arith::AddFOp::create(
+        rewriter, loc, castTo(rewriter, loc, op.getResidual(), type),
+        castTo(rewriter, loc, op.getSublayer(), type));
     rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), sum,
                                              op.getGamma(), op.getBeta(),
                                              op.getEpsilonAttr());
