@@ -9,7 +9,7 @@ from lit.llvm import llvm_config
 config.name = "TFM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "lib"]
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
@@ -22,5 +22,23 @@ llvm_config.use_default_substitutions()
 
 # FileCheck, not and count come from LLVM; the tfm tools from the build.
 tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tfm-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["tfm-opt", "tfm-compile"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# Integration tests compare against NumPy references, with Debian's python3.
+config.python = "/usr/bin/python3"
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(
+    ("%testlib", os.path.join(config.tfm_src_root, "test", "lib")))
+import subprocess
+
+def has_module(name):
+    try:
+        subprocess.run([config.python, "-c", "import " + name], check=True,
+                       capture_output=True)
+        return True
+    except (OSError, subprocess.CalledProcessError):
+        return False
+
+if has_module("numpy"):
+    config.available_features.add("numpy")

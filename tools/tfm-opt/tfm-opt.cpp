@@ -7,6 +7,7 @@
 
 #include "tfm/Conversion/Passes.h"
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -19,6 +20,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tfm::registerTfmPasses();
   mlir::tfm::registerTfmConversionPasses();
+  mlir::tfm::registerTfmPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

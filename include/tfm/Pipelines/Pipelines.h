@@ -1,0 +1,68 @@
+//===- Pipelines.h - tfm's registered pass pipelines ------------*- C++ -*-===//
+//
+// The pipelines that tfm-compile runs, registered so that `tfm-opt
+// --tfm-cpu-pipeline` reproduces exactly what the driver does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_PIPELINES_PIPELINES_H
+#define TFM_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassOptions.h"
+
+#include <optional>
+
+namespace mlir {
+class OpPassManager;
+
+namespace tfm {
+
+/// The points at which the CPU pipeline can stop, in order. Each names the
+/// form of the IR after it.
+enum class CpuStage {
+  /// The graph optimizer ran: inlined, canonicalized; tfm ops remain.
+  Graph,
+  /// tfm is lowered to linalg, tensor, arith and math on tensors.
+  Linalg,
+  /// linalg ops are tiled and vectorized, still on tensors.
+  Vector,
+  /// Tensors became buffers; results are out-parameters.
+  Bufferized,
+  /// Everything is in the LLVM dialect.
+  LLVM,
+};
+
+/// Parses a stage name ("graph", "linalg", "vector", "bufferized", "llvm").
+std::optional<CpuStage> parseCpuStage(llvm::StringRef name);
+
+/// Returns the names of all stages, in order, separated by `|`.
+llvm::StringRef getCpuStageNames();
+
+struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
+  PassOptions::Option<std::string> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Stop after this stage: graph, linalg, vector, "
+                     "bufferized or llvm"),
+      llvm::cl::init("llvm")};
+  PassOptions::Option<unsigned> vectorWidthBits{
+      *this, "vector-width-bits",
+      llvm::cl::desc("Width of the target's vector registers in bits"),
+      llvm::cl::init(512)};
+};
+
+/// The graph optimizer: inlining, canonicalization, CSE and dead symbol
+/// removal. Target-independent.
+void buildGraphOptimizerPipeline(OpPassManager &pm);
+
+/// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
+/// `stopAfter`.
+void buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter,
+                      unsigned vectorWidthBits);
+
+/// Registers `tfm-cpu-pipeline` and `tfm-graph-optimizer`.
+void registerTfmPipelines();
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_PIPELINES_PIPELINES_H

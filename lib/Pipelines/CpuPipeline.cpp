@@ -1,0 +1,141 @@
+//===- CpuPipeline.cpp - From tfm to the LLVM dialect for CPUs ------------===//
+
+#include "tfm/Pipelines/Pipelines.h"
+
+#include "tfm/Conversion/Passes.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+std::optional<CpuStage> tfm::parseCpuStage(StringRef name) {
+  return llvm::StringSwitch<std::optional<CpuStage>>(name)
+      .Case("graph", CpuStage::Graph)
+      .Case("linalg", CpuStage::Linalg)
+      .Case("vector", CpuStage::Vector)
+      .Case("bufferized", CpuStage::Bufferized)
+      .Case("llvm", CpuStage::LLVM)
+      .Default(std::nullopt);
+}
+
+StringRef tfm::getCpuStageNames() {
+  return "graph|linalg|vector|bufferized|llvm";
+}
+
+void tfm::buildGraphOptimizerPipeline(OpPassManager &pm) {
+  pm.addPass(createInlinerPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSymbolDCEPass());
+}
+
+/// tfm, and elementwise arith and math on tensors, to linalg on tensors,
+/// with elementwise producers fused into their consumers.
+static void buildLinalgStage(OpPassManager &pm) {
+  pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
+  TfmCpuVectorizeOptions options;
+  options.vectorWidthBits = vectorWidthBits;
+  pm.addPass(createTfmCpuVectorize(options));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// One-shot bufferization across function boundaries with identity layouts,
+/// results turned into caller-allocated out-parameters, and deallocation.
+static void buildBufferizationStage(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+static void buildLLVMStage(OpPassManager &pm) {
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
+      vector::VectorMultiReductionLowering::InnerReduction));
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createTfmApproximateMath());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void tfm::buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter,
+                           unsigned vectorWidthBits) {
+  buildGraphOptimizerPipeline(pm);
+  if (stopAfter == CpuStage::Graph)
+    return;
+  buildLinalgStage(pm);
+  if (stopAfter == CpuStage::Linalg)
+    return;
+  buildVectorStage(pm, vectorWidthBits);
+  if (stopAfter == CpuStage::Vector)
+    return;
+  buildBufferizationStage(pm);
+  if (stopAfter == CpuStage::Bufferized)
+    return;
+  buildLLVMStage(pm);
+}
+
+void tfm::registerTfmPipelines() {
+  PassPipelineRegistration<>(
+      "tfm-graph-optimizer",
+      "tfm's target-independent graph optimizer (what tfm-compile runs "
+      "before lowering)",
+      buildGraphOptimizerPipeline);
+  PassPipelineRegistration<CpuPipelineOptions>(
+      "tfm-cpu-pipeline",
+      "The CPU pipeline of tfm-compile: graph optimizer, tfm to linalg, "
+      "tiling and vectorization, bufferization, and lowering to LLVM",
+      [](OpPassManager &pm, const CpuPipelineOptions &options) {
+        std::optional<CpuStage> stage = parseCpuStage(options.stopAfter);
+        // An unknown stage name runs the whole pipeline; tfm-compile rejects
+        // it with a diagnostic before getting here.
+        buildCpuPipeline(pm, stage.value_or(CpuStage::LLVM),
+                         options.vectorWidthBits);
+      });
+}

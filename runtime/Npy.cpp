@@ -1,0 +1,247 @@
+//===- Npy.cpp - Reading and writing NumPy .npy files ---------------------===//
+
+#include "Npy.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace tfm::runtime;
+
+const char *tfm::runtime::dtypeName(DType type) {
+  switch (type) {
+  case DType::F32:
+    return "float32";
+  case DType::F16:
+    return "float16";
+  case DType::I32:
+    return "int32";
+  case DType::I64:
+    return "int64";
+  }
+  return "?";
+}
+
+size_t tfm::runtime::dtypeSize(DType type) {
+  switch (type) {
+  case DType::F16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::I64:
+    return 8;
+  }
+  return 0;
+}
+
+bool tfm::runtime::parseDTypeName(const std::string &name, DType &type) {
+  if (name == "f32")
+    type = DType::F32;
+  else if (name == "f16")
+    type = DType::F16;
+  else if (name == "i32")
+    type = DType::I32;
+  else if (name == "i64")
+    type = DType::I64;
+  else
+    return false;
+  return true;
+}
+
+int64_t Array::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string tfm::runtime::shapeToString(const std::vector<int64_t> &shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+/// Maps a NumPy type descriptor to a DType; `ok` is false for the others.
+static bool parseDescr(const std::string &descr, DType &type) {
+  if (descr == "<f4")
+    type = DType::F32;
+  else if (descr == "<f2")
+    type = DType::F16;
+  else if (descr == "<i4")
+    type = DType::I32;
+  else if (descr == "<i8")
+    type = DType::I64;
+  else
+    return false;
+  return true;
+}
+
+/// Returns the value that follows `'key':` in a .npy header dictionary, up
+/// to the next top-level comma or the closing brace.
+static bool findHeaderValue(const std::string &header, const std::string &key,
+                            std::string &value) {
+  size_t pos = header.find("'" + key + "'");
+  if (pos == std::string::npos)
+    return false;
+  pos = header.find(':', pos);
+  if (pos == std::string::npos)
+    return false;
+  ++pos;
+  while (pos < header.size() && header[pos] == ' ')
+    ++pos;
+  size_t end = pos;
+  int depth = 0;
+  for (; end < header.size(); ++end) {
+    char c = header[end];
+    if (c == '(')
+      ++depth;
+    else if (c == ')')
+      --depth;
+    else if ((c == ',' || c == '}') && depth == 0)
+      break;
+  }
+  value = header.substr(pos, end - pos);
+  return true;
+}
+
+/// Parses a shape tuple such as "(2, 10, 32)", "(7,)" or "()".
+static bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return false;
+  std::string inner = text.substr(1, text.size() - 2);
+  std::stringstream stream(inner);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    size_t b = item.find_first_not_of(' ');
+    if (b == std::string::npos)
+      continue; // the trailing comma of a 1-tuple
+    size_t e = item.find_last_not_of(' ');
+    item = item.substr(b, e - b + 1);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    if (item.size() > 15)
+      return false;
+    shape.push_back(std::stoll(item));
+  }
+  return true;
+}
+
+bool tfm::runtime::readNpy(const std::string &path, Array &array,
+                           std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(file)),
+                    std::istreambuf_iterator<char>());
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    error = "'" + path + "' is not a .npy file (bad magic)";
+    return false;
+  }
+  unsigned major = static_cast<unsigned char>(bytes[6]);
+  size_t headerLen, headerStart;
+  if (major == 1) {
+    headerLen = static_cast<unsigned char>(bytes[8]) |
+                static_cast<unsigned char>(bytes[9]) << 8;
+    headerStart = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) {
+      error = "'" + path + "' is truncated in its header";
+      return false;
+    }
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= size_t(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    headerStart = 12;
+  } else {
+    error = "'" + path + "' has unsupported .npy version " +
+            std::to_string(major);
+    return false;
+  }
+  if (headerStart + headerLen > bytes.size()) {
+    error = "'" + path + "' is truncated in its header";
+    return false;
+  }
+  std::string header = bytes.substr(headerStart, headerLen);
+
+  std::string descr, fortran, shapeText;
+  if (!findHeaderValue(header, "descr", descr) ||
+      !findHeaderValue(header, "fortran_order", fortran) ||
+      !findHeaderValue(header, "shape", shapeText)) {
+    error = "'" + path + "' has a malformed .npy header";
+    return false;
+  }
+  if (descr.size() >= 2 && (descr.front() == '\'' || descr.front() == '"'))
+    descr = descr.substr(1, descr.size() - 2);
+  if (!parseDescr(descr, array.dtype)) {
+    error = "'" + path + "' holds elements of type '" + descr +
+            "', which tfm does not read (float32, float16, int32 or int64, "
+            "little-endian)";
+    return false;
+  }
+  if (fortran.compare(0, 4, "True") == 0) {
+    error = "'" + path + "' is in Fortran order; save it in C order";
+    return false;
+  }
+  array.shape.clear();
+  if (!parseShape(shapeText, array.shape)) {
+    error = "'" + path + "' has a malformed shape " + shapeText;
+    return false;
+  }
+
+  size_t dataStart = headerStart + headerLen;
+  size_t expected = size_t(array.numElements()) * dtypeSize(array.dtype);
+  size_t found = bytes.size() - dataStart;
+  if (found != expected) {
+    error = "'" + path + "' should hold " + std::to_string(expected) +
+            " bytes of data for shape " + shapeToString(array.shape) +
+            ", found " + std::to_string(found) +
+            (found < expected ? " (truncated)" : "");
+    return false;
+  }
+  array.data.assign(bytes.begin() + dataStart, bytes.end());
+  return true;
+}
+
+bool tfm::runtime::writeNpy(const std::string &path, const Array &array,
+                            std::string &error) {
+  static const char *descrs[] = {"<f4", "<f2", "<i4", "<i8"};
+  std::string shape = "(";
+  for (int64_t d : array.shape)
+    shape += std::to_string(d) + ", ";
+  if (array.shape.size() > 1)
+    shape.resize(shape.size() - 2);
+  else if (array.shape.size() == 1)
+    shape.resize(shape.size() - 1);
+  shape += ")";
+  std::string header = std::string("{'descr': '") +
+                       descrs[static_cast<int>(array.dtype)] +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad with spaces so that the data starts at a multiple of 64 bytes.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+
+  std::ofstream file(path, std::ios::binary);
+  if (!file) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  uint16_t len = static_cast<uint16_t>(header.size());
+  file.write("\x93NUMPY\x01\x00", 8);
+  char lenBytes[2] = {static_cast<char>(len & 0xff),
+                      static_cast<char>(len >> 8)};
+  file.write(lenBytes, 2);
+  file << header;
+  file.write(reinterpret_cast<const char *>(array.data.data()),
+             array.data.size());
+  if (!file) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}

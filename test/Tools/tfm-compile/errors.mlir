@@ -1,0 +1,49 @@
+// Inputs tfm-compile cannot compile get a diagnostic and a non-zero exit.
+
+// RUN: not tfm-compile %s --entry dynamic -o %t 2>&1 | FileCheck %s --check-prefix=DYNAMIC
+// DYNAMIC: errors.mlir:[[@LINE+1]]:1: error: entry @dynamic: input 0 has the dynamic shape 'tensor<?x4xf32>'; tfm-compile needs static shapes at the entry
+func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  return %x : tensor<?x4xf32>
+}
+
+// RUN: not tfm-compile %s --entry bf16 -o %t 2>&1 | FileCheck %s --check-prefix=BF16
+// BF16: error: entry @bf16: input 0 has elements of type 'bf16'; a compiled entry exchanges f32, f16, i32 or i64
+func.func @bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
+  return %x : tensor<4xbf16>
+}
+
+// RUN: not tfm-compile %s --entry weighted -o %t 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
+// NOWEIGHTS: error: entry @weighted has 1 weight argument(s) but no --weights file was given; the first is argument 1 ('w')
+func.func @weighted(%x: tensor<4xf32>, %w: tensor<4xf32> {tfm.weight = "w"}) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
+// RUN: not tfm-compile %s -o %t 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
+// AMBIGUOUS: error: several public functions and no @main; name the entry with --entry
+
+// RUN: not tfm-compile %s --entry nothere -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: no function @nothere to compile (--entry)
+
+// RUN: not tfm-compile %s --entry bf16 --emit=mlir --stage=everything 2>&1 | FileCheck %s --check-prefix=STAGE
+// STAGE: error: unknown stage 'everything' for --stage (graph|linalg|vector|bufferized|llvm)
+
+// RUN: not tfm-compile %s --entry bf16 --stage=graph 2>&1 | FileCheck %s --check-prefix=STAGEEMIT
+// STAGEEMIT: error: --stage needs --emit=mlir
+
+// RUN: not tfm-compile %s --entry bf16 --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// TARGET: error: unknown target 'tpu' (supported: cpu)
+
+// RUN: not tfm-compile %s --entry weighted --weights %t.missing.safetensors 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: error: cannot read weights file '{{.*}}missing.safetensors'
+
+// RUN: printf 'garbage' > %t.short.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.short.safetensors 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: error: weights file '{{.*}}' is too short to be a safetensors file
+
+// RUN: printf '\377\000\000\000\000\000\000\000{}' > %t.trunc.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.trunc.safetensors 2>&1 | FileCheck %s --check-prefix=TRUNC
+// TRUNC: error: weights file '{{.*}}' is truncated: its header claims 255 bytes
+
+// RUN: printf '\004\000\000\000\000\000\000\000{x}]' > %t.json.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.json.safetensors 2>&1 | FileCheck %s --check-prefix=JSON
+// JSON: error: weights file '{{.*}}' has a malformed header

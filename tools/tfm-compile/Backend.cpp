@@ -1,0 +1,136 @@
+//===- Backend.cpp - Object code and linking ------------------------------===//
+
+#include "Backend.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+using namespace mlir;
+
+namespace mlir {
+namespace tfm {
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(StringRef cpu, unsigned optLevel, std::string &error) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+
+  std::string cpuName = cpu.str();
+  llvm::SubtargetFeatures features;
+  if (cpu == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    for (const auto &[feature, enabled] : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature, enabled);
+  }
+  auto level = static_cast<llvm::CodeGenOptLevel>(std::min(optLevel, 3u));
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpuName, features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine) {
+    error = "cannot create a target machine for " + triple.str() + " / " +
+            cpuName;
+    return nullptr;
+  }
+  if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpuName)) {
+    error = "unknown CPU '" + cpuName + "' for " + triple.str();
+    return nullptr;
+  }
+  return machine;
+}
+
+unsigned getVectorWidthBits(const llvm::TargetMachine &machine) {
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  if (info->checkFeatures("+avx512f"))
+    return 512;
+  if (info->checkFeatures("+avx"))
+    return 256;
+  return 128;
+}
+
+LogicalResult optimizeModule(llvm::Module &module,
+                             llvm::TargetMachine &machine, unsigned optLevel,
+                             std::string &error) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple());
+  auto transformer =
+      makeOptimizingTransformer(std::min(optLevel, 3u), 0, &machine);
+  if (llvm::Error err = transformer(&module)) {
+    error = llvm::toString(std::move(err));
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult emitObjectFile(llvm::Module &module,
+                             llvm::TargetMachine &machine, StringRef path,
+                             std::string &error) {
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, out.os(), nullptr,
+                                  llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  out.keep();
+  return success();
+}
+
+/// Finds clang++ for LLVM 22: on PATH, then in LLVM's own bin directory.
+static std::string findClang() {
+  for (StringRef name : {"clang++-22", "clang++"}) {
+    if (auto path = llvm::sys::findProgramByName(name))
+      if (name != "clang++" || llvm::sys::fs::exists(*path))
+        return *path;
+  }
+  if (auto path = llvm::sys::findProgramByName(
+          "clang++", {"/usr/lib/llvm-22/bin"}))
+    return *path;
+  return "";
+}
+
+LogicalResult linkBinary(LinkKind kind, StringRef object,
+                         StringRef runtimeArchive, StringRef output,
+                         std::string &error) {
+  std::string clang = findClang();
+  if (clang.empty()) {
+    error = "cannot find clang++ to link with (install clang-22)";
+    return failure();
+  }
+  SmallVector<StringRef> args{clang, "-fuse-ld=lld"};
+  if (kind == LinkKind::SharedLibrary)
+    args.push_back("-shared");
+  args.append({object, runtimeArchive, "-lm", "-o", output});
+  int status = llvm::sys::ExecuteAndWait(clang, args, std::nullopt, {}, 0, 0,
+                                         &error);
+  if (status != 0) {
+    if (error.empty())
+      error = "linking failed (" + clang + " exited with " +
+              std::to_string(status) + ")";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace tfm
+} // namespace mlir

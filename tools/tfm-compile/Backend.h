@@ -1,0 +1,49 @@
+//===- Backend.h - Object code and linking ----------------------*- C++ -*-===//
+
+#ifndef TFM_TOOLS_TFM_COMPILE_BACKEND_H
+#define TFM_TOOLS_TFM_COMPILE_BACKEND_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir {
+namespace tfm {
+
+/// A TargetMachine for the host's triple and `cpu` ("native" for the host's
+/// own CPU and features), producing position-independent code.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(llvm::StringRef cpu, unsigned optLevel,
+                    std::string &error);
+
+/// The width in bits of the widest vector registers `machine` targets.
+unsigned getVectorWidthBits(const llvm::TargetMachine &machine);
+
+/// Runs LLVM's optimization pipeline at `optLevel` over `module`.
+mlir::LogicalResult optimizeModule(llvm::Module &module,
+                                   llvm::TargetMachine &machine,
+                                   unsigned optLevel, std::string &error);
+
+/// Writes `module` as an object file to `path`.
+mlir::LogicalResult emitObjectFile(llvm::Module &module,
+                                   llvm::TargetMachine &machine,
+                                   llvm::StringRef path, std::string &error);
+
+enum class LinkKind { Executable, SharedLibrary };
+
+/// Links `object` with the runtime archive into `output`, using the system's
+/// clang++ and lld.
+mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
+                               llvm::StringRef runtimeArchive,
+                               llvm::StringRef output, std::string &error);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_TOOLS_TFM_COMPILE_BACKEND_H

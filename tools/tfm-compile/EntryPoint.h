@@ -1,0 +1,64 @@
+//===- EntryPoint.h - The interface of a compiled model ---------*- C++ -*-===//
+//
+// tfm-compile compiles one entry function. Before lowering it checks that the
+// entry can cross the boundary of a native binary (static shapes, element
+// types a .npy file can hold) and records its signature; after lowering it
+// adds the C entry points (`tfm_<entry>`, `tfm_run`) and the signature text
+// (`tfm_signature`) that the runtime and the generated C header rely on.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H
+#define TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace llvm {
+class Module;
+} // namespace llvm
+
+namespace mlir {
+namespace tfm {
+
+/// One input or output of the entry function.
+struct TensorSpec {
+  std::string name;
+  mlir::RankedTensorType type;
+};
+
+struct EntrySignature {
+  /// The entry's name in the graph file, e.g. "main".
+  std::string name;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+};
+
+/// The symbol the entry function is renamed to before lowering, so that a
+/// graph's `@main` cannot collide with the C `main` of the executable.
+constexpr const char *kEntrySymbol = "__tfm_entry";
+
+/// Finds the entry function: `entryName` if given, else the only public
+/// function, else `@main`. Emits an error and returns null if none fits.
+mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef entryName);
+
+/// Checks that `entry` can be compiled to a native interface, records its
+/// signature, renames it to kEntrySymbol and asks for its C interface. Every
+/// other function becomes private. Emits errors at the entry's location.
+mlir::FailureOr<EntrySignature> prepareEntry(mlir::func::FuncOp entry);
+
+/// Adds `tfm_<entry>`, `tfm_run` and `tfm_signature` to the translated
+/// module, which must define `_mlir_ciface___tfm_entry`.
+void emitEntryPoints(llvm::Module &module, const EntrySignature &signature);
+
+/// The C header that declares the entry points of a shared library.
+std::string renderHeader(const EntrySignature &signature,
+                         llvm::StringRef source);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H

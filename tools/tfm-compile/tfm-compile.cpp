@@ -1,0 +1,258 @@
+//===- tfm-compile.cpp - The tfm compiler driver --------------------------===//
+//
+//   tfm-compile GRAPH.mlir -o OUT [--emit=exe|lib|obj|mlir|llvm]
+//               [--target=cpu] [--entry NAME] [--weights FILE] [-O0..3]
+//               [--stage=STAGE] [--mcpu=CPU]
+//
+// Parses and verifies a graph file, binds its weights, runs the CPU pipeline
+// (the one `tfm-opt --tfm-cpu-pipeline` runs) and emits MLIR at any stage,
+// LLVM IR, an object file, a shared library with a C header, or an
+// executable linked with tfm's runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "EntryPoint.h"
+#include "Weights.h"
+
+#include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Pipelines/Pipelines.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class EmitKind { Exe, Lib, Obj, Mlir, LLVM };
+
+cl::OptionCategory category("tfm-compile options");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph file>"),
+                               cl::init("-"), cl::cat(category));
+cl::opt<std::string> outputFile("o", cl::desc("Output file ('-' for stdout)"),
+                                cl::value_desc("file"), cl::cat(category));
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::Exe),
+    cl::values(clEnumValN(EmitKind::Exe, "exe", "an executable (default)"),
+               clEnumValN(EmitKind::Lib, "lib",
+                          "a shared library and its C header"),
+               clEnumValN(EmitKind::Obj, "obj", "an object file"),
+               clEnumValN(EmitKind::Mlir, "mlir",
+                          "MLIR after --stage (default: llvm)"),
+               clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR")),
+    cl::cat(category));
+cl::opt<std::string> target("target", cl::desc("Target: cpu"),
+                            cl::init("cpu"), cl::cat(category));
+cl::opt<std::string> entryName(
+    "entry",
+    cl::desc("Function to compile (default: the only public one, or @main)"),
+    cl::cat(category));
+cl::opt<std::string> weightsFile(
+    "weights", cl::desc("safetensors file holding the weight arguments"),
+    cl::value_desc("file"), cl::cat(category));
+cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (0-3)"),
+                           cl::Prefix, cl::init(3), cl::cat(category));
+cl::opt<std::string> stopAfter(
+    "stage",
+    cl::desc("With --emit=mlir, the stage after which to stop and print: "
+             "graph, linalg, vector, bufferized or llvm"),
+    cl::init("llvm"), cl::cat(category));
+cl::opt<std::string> cpu("mcpu", cl::desc("CPU to compile for"),
+                         cl::init("native"), cl::cat(category));
+cl::opt<std::string> runtimeDir(
+    "runtime-dir",
+    cl::desc("Directory of libtfm_runtime.a (default: ../lib next to "
+             "tfm-compile)"),
+    cl::cat(category));
+
+/// The default output name for `input`: its stem, with the kind's suffix.
+std::string defaultOutput(StringRef input) {
+  StringRef stem = input == "-" ? "a" : llvm::sys::path::stem(input);
+  switch (emitKind) {
+  case EmitKind::Exe:
+    return stem.str();
+  case EmitKind::Lib:
+    return ("lib" + stem + ".so").str();
+  case EmitKind::Obj:
+    return (stem + ".o").str();
+  case EmitKind::Mlir:
+  case EmitKind::LLVM:
+    return "-";
+  }
+  return "-";
+}
+
+/// Finds libtfm_runtime.a.
+std::string findRuntimeArchive(const char *argv0) {
+  SmallString<256> dir(runtimeDir);
+  if (dir.empty()) {
+    std::string exe = llvm::sys::fs::getMainExecutable(
+        argv0, reinterpret_cast<void *>(&defaultOutput));
+    dir = llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe));
+    llvm::sys::path::append(dir, "lib");
+  }
+  llvm::sys::path::append(dir, "libtfm_runtime.a");
+  return std::string(dir);
+}
+
+LogicalResult writeText(StringRef path, llvm::function_ref<void(raw_ostream &)>
+                                            write) {
+  std::string error;
+  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &error);
+  if (!out) {
+    llvm::errs() << "error: " << error << "\n";
+    return failure();
+  }
+  write(out->os());
+  out->keep();
+  return success();
+}
+
+int fail(const std::string &message) {
+  llvm::errs() << "error: " << message << "\n";
+  return 1;
+}
+
+int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
+  std::optional<tfm::CpuStage> stage = tfm::parseCpuStage(stopAfter);
+  if (!stage)
+    return fail("unknown stage '" + stopAfter + "' for --stage (" +
+                tfm::getCpuStageNames().str() + ")");
+  if (*stage != tfm::CpuStage::LLVM && emitKind != EmitKind::Mlir)
+    return fail("--stage needs --emit=mlir");
+  if (target != "cpu")
+    return fail("unknown target '" + target + "' (supported: cpu)");
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  if (!module)
+    return 1;
+
+  func::FuncOp entry = tfm::findEntry(*module, entryName);
+  if (!entry || failed(tfm::bindWeights(entry, weightsFile)))
+    return 1;
+  FailureOr<tfm::EntrySignature> signature = tfm::prepareEntry(entry);
+  if (failed(signature))
+    return 1;
+
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      tfm::createTargetMachine(cpu, optLevel, error);
+  if (!machine)
+    return fail(error);
+
+  PassManager pm(&context);
+  tfm::buildCpuPipeline(pm, *stage, tfm::getVectorWidthBits(*machine));
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
+  if (failed(pm.run(*module)))
+    return 1;
+
+  std::string output =
+      outputFile.empty() ? defaultOutput(inputFile) : outputFile.getValue();
+  if (emitKind == EmitKind::Mlir)
+    return failed(writeText(output, [&](raw_ostream &os) {
+             module->print(os);
+           }));
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, inputFile);
+  if (!llvmModule)
+    return fail("cannot translate the lowered module to LLVM IR");
+  tfm::emitEntryPoints(*llvmModule, *signature);
+  if (failed(tfm::optimizeModule(*llvmModule, *machine, optLevel, error)))
+    return fail(error);
+
+  switch (emitKind) {
+  case EmitKind::LLVM:
+    return failed(writeText(output, [&](raw_ostream &os) {
+      llvmModule->print(os, nullptr);
+    }));
+  case EmitKind::Obj:
+    if (failed(tfm::emitObjectFile(*llvmModule, *machine, output, error)))
+      return fail(error);
+    return 0;
+  case EmitKind::Exe:
+  case EmitKind::Lib: {
+    std::string archive = findRuntimeArchive(argv0);
+    if (!llvm::sys::fs::exists(archive))
+      return fail("cannot find the runtime library '" + archive +
+                  "' (see --runtime-dir)");
+    SmallString<128> object;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tfm", "o", object))
+      return fail("cannot create a temporary file: " + ec.message());
+    llvm::FileRemover removeObject(object);
+    if (failed(tfm::emitObjectFile(*llvmModule, *machine, object, error)))
+      return fail(error);
+    auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
+                                          : tfm::LinkKind::SharedLibrary;
+    if (failed(tfm::linkBinary(kind, object, archive, output, error)))
+      return fail(error);
+    if (emitKind == EmitKind::Lib) {
+      SmallString<128> header(output);
+      llvm::sys::path::replace_extension(header, "h");
+      if (failed(writeText(header, [&](raw_ostream &os) {
+            os << tfm::renderHeader(*signature, inputFile);
+          })))
+        return 1;
+    }
+    return 0;
+  }
+  case EmitKind::Mlir:
+    break;
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  cl::ParseCommandLineOptions(argc, argv,
+                              "tfm-compile: compile a tfm graph to native code\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<tfm::TfmDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFile, &error);
+  if (!input)
+    return fail(error);
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sources, &context);
+  return compile(argv[0], context, sources);
+}
