@@ -1,12 +1,885 @@
-//===- AttentionOps.cpp - Lowering the attention family of tfm ops -----------===//
+//===- AttentionOps.cpp - Lowering the attention family of tfm ops --------===//
+//
+// Lowers batch_matmul, masked_softmax, attention, additive_attention,
+// kernel_pooling, split_heads and merge_heads to linalg on tensors.
+//
+// Conventions shared by the lowerings:
+// - Products and reductions accumulate in f32 when the element type is f16
+//   or bf16 (`getAccumulatorType`), and the result is truncated once at the
+//   end. Softmax statistics (row max, row sum) and the masked scores stay in
+//   the accumulator type; the normalised weights are rounded to the element
+//   type before they multiply the values, as a composition of the ops would.
+// - Leading batch dimensions are collapsed into one for `linalg.matmul` /
+//   `linalg.batch_matmul` (rank 2 uses `linalg.matmul`, rank 3 and more
+//   `linalg.batch_matmul`), unless more than one of them is dynamic (see
+//   `canExpandAfterCollapse`), where a contraction `linalg.generic` runs on
+//   the full rank instead. The elementwise and softmax `linalg.generic`s run
+//   on the full rank, where masks and valid lengths index the batch
+//   dimensions directly.
+// - Transposed operands use the named ops' `indexing_maps`; no transpose is
+//   materialised except by split_heads and merge_heads, whose result is the
+//   transpose.
+//
+//===----------------------------------------------------------------------===//
 
 #include "LoweringUtils.h"
 #include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tfm;
 
-void tfm::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {}
+/// The value d2l's masked_softmax gives to masked scores.
+static constexpr double kMaskedScore = -1e6;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Returns the type in which reductions over `elementType` accumulate: f32
+/// for the 16-bit float types, the type itself otherwise.
+static Type getAccumulatorType(Type elementType) {
+  if (elementType.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+static RankedTensorType getTensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Returns the static shape of `sizes`, with kDynamic for the SSA values.
+static SmallVector<int64_t> getStaticShape(ArrayRef<OpFoldResult> sizes) {
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  return shape;
+}
+
+/// Returns the sizes of the first `count` dimensions of `v` (static sizes as
+/// attributes, dynamic ones through tensor.dim).
+static SmallVector<OpFoldResult> getLeadingDims(OpBuilder &b, Location loc,
+                                                Value v, int64_t count) {
+  SmallVector<OpFoldResult> dims;
+  for (int64_t i = 0; i < count; ++i)
+    dims.push_back(tensor::getMixedSize(b, loc, v, i));
+  return dims;
+}
+
+/// Creates an arith constant of the float type `type`.
+static Value createFloatConstant(OpBuilder &b, Location loc, Type type,
+                                 double value) {
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+}
+
+/// Returns `(d0, ..., d{numDims-1}) -> (d{dims[0]}, d{dims[1]}, ...)`.
+static AffineMap getProjection(MLIRContext *ctx, int64_t numDims,
+                               ArrayRef<int64_t> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(numDims, 0, exprs, ctx);
+}
+
+/// Returns the map from `numDims` loops to the first `numResults` of them.
+static AffineMap getLeadingProjection(MLIRContext *ctx, int64_t numDims,
+                                      int64_t numResults) {
+  return getProjection(ctx, numDims,
+                       llvm::to_vector(llvm::seq<int64_t>(0, numResults)));
+}
+
+/// Returns `numLoops` iterators, all parallel but the last `numReductions`.
+static SmallVector<utils::IteratorType> getIterators(int64_t numLoops,
+                                                     int64_t numReductions) {
+  SmallVector<utils::IteratorType> iterators(numLoops - numReductions,
+                                             utils::IteratorType::parallel);
+  iterators.append(numReductions, utils::IteratorType::reduction);
+  return iterators;
+}
+
+/// Returns `[{0, ..., count-1}, {count}, {count+1}, ...]` for a tensor of
+/// rank `rank`: the reassociation that merges the leading `count`
+/// dimensions.
+static SmallVector<ReassociationIndices> getLeadingGroup(int64_t count,
+                                                         int64_t rank) {
+  SmallVector<ReassociationIndices> groups;
+  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, count)));
+  for (int64_t i = count; i < rank; ++i)
+    groups.push_back({i});
+  return groups;
+}
+
+/// Expands `v` with the reassociation `groups` to a tensor of `sizes`.
+static Value expandTo(OpBuilder &b, Location loc, Value v,
+                      ArrayRef<ReassociationIndices> groups,
+                      ArrayRef<OpFoldResult> sizes) {
+  auto type = getTensorType(v).clone(getStaticShape(sizes));
+  return tensor::ExpandShapeOp::create(b, loc, type, v, groups, sizes);
+}
+
+/// Collapses the leading `batchRank` (at least 1) dimensions of `v` into
+/// one.
+static Value collapseBatchDims(OpBuilder &b, Location loc, Value v,
+                               int64_t batchRank) {
+  if (batchRank == 1)
+    return v;
+  int64_t rank = getTensorType(v).getRank();
+  return tensor::CollapseShapeOp::create(b, loc, v,
+                                         getLeadingGroup(batchRank, rank));
+}
+
+/// Builds a `linalg.generic` with `maps` for `inputs` then `init`, whose
+/// last `numReductions` loops are reductions and the others parallel, and
+/// whose body yields `body(block arguments)`.
+static Value
+createGeneric(OpBuilder &b, Location loc, ValueRange inputs, Value init,
+              ArrayRef<AffineMap> maps, int64_t numReductions,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  int64_t numLoops = maps.front().getNumDims();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      getIterators(numLoops, numReductions),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+/// Converts the elements of the tensor `v` to the float type `elementType`
+/// (`arith.extf`/`arith.truncf` in a `linalg.generic`); returns `v` when it
+/// already has that element type.
+static Value convertElements(OpBuilder &b, Location loc, Value v,
+                             Type elementType) {
+  auto type = getTensorType(v);
+  if (type.getElementType() == elementType)
+    return v;
+  Value init = createEmptyLike(b, loc, type.clone(elementType), v);
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  return createGeneric(b, loc, v, init, {identity, identity}, 0,
+                       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                         return convertFloat(nb, nloc, args[0], elementType);
+                       });
+}
+
+/// Returns true if dimensions of `sizes`, once collapsed into one, can be
+/// expanded back with a `tensor.expand_shape`: at most one of them is
+/// dynamic. LLVM 22's expand-strided-metadata crashes on a
+/// `memref.expand_shape` with two dynamic sizes in one group
+/// (llvm-project#186830, fixed in LLVM 23), so the lowerings contract over
+/// such dimensions in a `linalg.generic` instead of collapsing them.
+static bool canExpandAfterCollapse(ArrayRef<OpFoldResult> sizes) {
+  return llvm::count_if(sizes, [](OpFoldResult size) {
+           return !getConstantIntValue(size);
+         }) <= 1;
+}
+
+/// Returns the contraction `init[out] += lhs[l] * rhs[r]` over the loops of
+/// `maps` (`l`, `r`, `out`), whose last loop is the reduction, as a
+/// `linalg.generic` accumulating in `init`'s element type.
+static Value createContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                               Value init, ArrayRef<AffineMap> maps) {
+  Type accType = getTensorType(init).getElementType();
+  return createGeneric(
+      b, loc, ValueRange{lhs, rhs}, init, maps, 1,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value l = convertFloat(nb, nloc, args[0], accType);
+        Value r = convertFloat(nb, nloc, args[1], accType);
+        Value product = arith::MulFOp::create(nb, nloc, l, r);
+        return arith::AddFOp::create(nb, nloc, args[2], product);
+      });
+}
+
+/// Returns `lhs · rhs` over the last two dimensions, batched over the
+/// leading ones (`[..., M, K] · [..., K, N]`, or `[..., N, K]` transposed
+/// when `transposeRhs`), as a tensor of `accType` `[..., M, N]`: a
+/// `linalg.matmul` for rank 2, else a `linalg.batch_matmul` over the
+/// collapsed batch dimensions (a contraction `linalg.generic` when more than
+/// one batch dimension is dynamic). The transpose is an indexing map.
+static Value createBatchedMatmul(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs, bool transposeRhs, Type accType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = getTensorType(lhs).getRank();
+  int64_t batchRank = rank - 2;
+  SmallVector<OpFoldResult> lhsDims = getLeadingDims(b, loc, lhs, rank - 1);
+  OpFoldResult m = lhsDims[rank - 2];
+  OpFoldResult n =
+      tensor::getMixedSize(b, loc, rhs, transposeRhs ? rank - 2 : rank - 1);
+  AffineExpr bd, md, nd, kd;
+  if (rank == 2) {
+    bindDims(ctx, md, nd, kd);
+    Value init = createFilledTensor(b, loc, {m, n}, accType, 0.0);
+    auto matmul =
+        linalg::MatmulOp::create(b, loc, TypeRange{init.getType()},
+                                 ValueRange{lhs, rhs}, ValueRange{init});
+    if (transposeRhs)
+      matmul.setIndexingMapsAttr(
+          b.getAffineMapArrayAttr({AffineMap::get(3, 0, {md, kd}, ctx),
+                                   AffineMap::get(3, 0, {nd, kd}, ctx),
+                                   AffineMap::get(3, 0, {md, nd}, ctx)}));
+    return matmul.getResult(0);
+  }
+
+  ArrayRef<OpFoldResult> batchDims = ArrayRef(lhsDims).take_front(batchRank);
+  if (!canExpandAfterCollapse(batchDims)) {
+    SmallVector<OpFoldResult> sizes(lhsDims);
+    sizes.push_back(n);
+    Value init = createFilledTensor(b, loc, sizes, accType, 0.0);
+    int64_t numLoops = rank + 1;
+    auto withBatch = [&](int64_t x, int64_t y) {
+      SmallVector<int64_t> dims =
+          llvm::to_vector(llvm::seq<int64_t>(0, batchRank));
+      dims.append({x, y});
+      return getProjection(ctx, numLoops, dims);
+    };
+    int64_t mi = batchRank, ni = batchRank + 1, ki = batchRank + 2;
+    return createContraction(
+        b, loc, lhs, rhs, init,
+        {withBatch(mi, ki),
+         transposeRhs ? withBatch(ni, ki) : withBatch(ki, ni),
+         withBatch(mi, ni)});
+  }
+
+  Value lhs3 = collapseBatchDims(b, loc, lhs, batchRank);
+  Value rhs3 = collapseBatchDims(b, loc, rhs, batchRank);
+  OpFoldResult batch = tensor::getMixedSize(b, loc, lhs3, 0);
+  Value init = createFilledTensor(b, loc, {batch, m, n}, accType, 0.0);
+  auto matmul =
+      linalg::BatchMatmulOp::create(b, loc, TypeRange{init.getType()},
+                                    ValueRange{lhs3, rhs3}, ValueRange{init});
+  if (transposeRhs) {
+    bindDims(ctx, bd, md, nd, kd);
+    matmul.setIndexingMapsAttr(
+        b.getAffineMapArrayAttr({AffineMap::get(4, 0, {bd, md, kd}, ctx),
+                                 AffineMap::get(4, 0, {bd, nd, kd}, ctx),
+                                 AffineMap::get(4, 0, {bd, md, nd}, ctx)}));
+  }
+  if (batchRank == 1)
+    return matmul.getResult(0);
+  SmallVector<OpFoldResult> sizes(batchDims);
+  sizes.append({m, n});
+  return expandTo(b, loc, matmul.getResult(0), getLeadingGroup(batchRank, rank),
+                  sizes);
+}
+
+/// Returns `x · wᵀ` for `x` `[..., K]` and `w` `[N, K]` (`nn.Linear`
+/// without bias) as a tensor of `accType` `[..., N]`: the leading
+/// dimensions of `x` are collapsed into the rows of one `linalg.matmul`.
+static Value createProjection(OpBuilder &b, Location loc, Value x, Value w,
+                              Type accType) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = getTensorType(x).getRank();
+  SmallVector<OpFoldResult> dims = getLeadingDims(b, loc, x, rank - 1);
+  if (!canExpandAfterCollapse(dims)) {
+    // out[..., n] = sum_k x[..., k] * w[n, k] over the loops (..., n, k).
+    SmallVector<OpFoldResult> sizes(dims);
+    sizes.push_back(tensor::getMixedSize(b, loc, w, 0));
+    Value init = createFilledTensor(b, loc, sizes, accType, 0.0);
+    int64_t numLoops = rank + 1, ni = rank - 1, ki = rank;
+    SmallVector<int64_t> lead =
+        llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
+    SmallVector<int64_t> xDims(lead), outDims(lead);
+    xDims.push_back(ki);
+    outDims.push_back(ni);
+    return createContraction(b, loc, x, w, init,
+                             {getProjection(ctx, numLoops, xDims),
+                              getProjection(ctx, numLoops, {ni, ki}),
+                              getProjection(ctx, numLoops, outDims)});
+  }
+  Value rows = rank == 2 ? x
+                         : tensor::CollapseShapeOp::create(
+                               b, loc, x, getLeadingGroup(rank - 1, rank));
+  Value product =
+      createBatchedMatmul(b, loc, rows, w, /*transposeRhs=*/true, accType);
+  if (rank == 2)
+    return product;
+  dims.push_back(tensor::getMixedSize(b, loc, w, 0));
+  return expandTo(b, loc, product, getLeadingGroup(rank - 1, rank), dims);
+}
+
+/// Returns the row-wise reduction of `input` over its last dimension with
+/// `combine(element, accumulator)`, starting from `initValue`, as a tensor
+/// of `accType` without the last dimension. Elements are converted to
+/// `accType` first.
+static Value createRowReduction(
+    OpBuilder &b, Location loc, Value input, Type accType, double initValue,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = getTensorType(input).getRank();
+  SmallVector<OpFoldResult> dims = getLeadingDims(b, loc, input, rank - 1);
+  Value init = createFilledTensor(b, loc, dims, accType, initValue);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap row = getLeadingProjection(ctx, rank, rank - 1);
+  return createGeneric(b, loc, input, init, {identity, row}, 1,
+                       [&](OpBuilder &nb, Location nloc, ValueRange args) {
+                         Value x = convertFloat(nb, nloc, args[0], accType);
+                         return combine(nb, nloc, x, args[1]);
+                       });
+}
+
+/// Divides every row of `weights` (over the last dimension) by its sum,
+/// accumulated in the element type of `weights`, and returns the result
+/// converted to `resultType`.
+static Value createRowNormalization(OpBuilder &b, Location loc, Value weights,
+                                    Type resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(weights);
+  int64_t rank = type.getRank();
+  Type accType = type.getElementType();
+  Value sum = createRowReduction(
+      b, loc, weights, accType, 0.0,
+      [](OpBuilder &nb, Location nloc, Value x, Value acc) -> Value {
+        return arith::AddFOp::create(nb, nloc, x, acc);
+      });
+  Value init = createEmptyLike(b, loc, type.clone(resultType), weights);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap row = getLeadingProjection(ctx, rank, rank - 1);
+  return createGeneric(
+      b, loc, ValueRange{weights, sum}, init, {identity, row, identity}, 0,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value w = arith::DivFOp::create(nb, nloc, args[0], args[1]);
+        return convertFloat(nb, nloc, w, resultType);
+      });
+}
+
+/// Returns the numerically stable softmax of `scores` over the last
+/// dimension: `exp(x - max) / sum(exp(x - max))`, computed in the
+/// accumulator type of `scores`' element type and converted to
+/// `resultType`. Four `linalg.generic`s: max (reduction), exp (parallel),
+/// sum (reduction), division (parallel).
+static Value createSoftmax(OpBuilder &b, Location loc, Value scores,
+                           Type resultType) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(scores);
+  int64_t rank = type.getRank();
+  Type accType = getAccumulatorType(type.getElementType());
+  Value max = createRowReduction(
+      b, loc, scores, accType, -std::numeric_limits<double>::infinity(),
+      [](OpBuilder &nb, Location nloc, Value x, Value acc) -> Value {
+        return arith::MaximumFOp::create(nb, nloc, x, acc);
+      });
+  Value init = createEmptyLike(b, loc, type.clone(accType), scores);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+  AffineMap row = getLeadingProjection(ctx, rank, rank - 1);
+  Value exp = createGeneric(
+      b, loc, ValueRange{scores, max}, init, {identity, row, identity}, 0,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value x = convertFloat(nb, nloc, args[0], accType);
+        Value shifted = arith::SubFOp::create(nb, nloc, x, args[1]);
+        return math::ExpOp::create(nb, nloc, shifted);
+      });
+  return createRowNormalization(b, loc, exp, resultType);
+}
+
+namespace {
+/// What `createMaskedScores` applies to a score tensor `[..., Sq, Sk]`, in
+/// this order.
+struct ScoreMasking {
+  /// A scalar of the accumulator type multiplying the scores, or null.
+  Value scale;
+  /// `[...]` or `[..., Sq]` integer lengths, or null: keys at or past the
+  /// length get kMaskedScore (replacing the score, as d2l does).
+  Value validLens;
+  /// An additive float mask broadcastable to the scores, or null.
+  Value mask;
+  /// Whether key `j > i` gets -inf for query `i`.
+  bool causal = false;
+};
+} // namespace
+
+/// Prepares the operand for reading the additive `mask` inside a
+/// `linalg.generic` over the score space of rank `rank` with sizes
+/// `scoreShape`, following numpy broadcasting aligned on the right.
+///
+/// When every size-1 dimension of the mask is static, the unit dimensions
+/// are collapsed away and the rest is read through a projected permutation
+/// map: returns the collapsed mask and sets `map`. A dynamic mask dimension
+/// may be 1 at run time (broadcast) or the score size, which no indexing map
+/// expresses; then `map` is left null and `readMask` is set to read the
+/// mask with `tensor.extract` at `select(size == 1, 0, i)` in that
+/// dimension.
+static Value prepareMask(
+    OpBuilder &b, Location loc, Value mask, ArrayRef<int64_t> scoreShape,
+    AffineMap &map,
+    std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> &readMask) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(mask);
+  int64_t rank = scoreShape.size();
+  int64_t offset = rank - type.getRank();
+  ArrayRef<int64_t> shape = type.getShape();
+
+  // A dynamic mask dimension broadcast against a static score size of 1 is
+  // 1 as well; elsewhere it is ambiguous.
+  bool ambiguous =
+      llvm::any_of(llvm::seq<int64_t>(0, type.getRank()), [&](int64_t i) {
+        return ShapedType::isDynamic(shape[i]) && scoreShape[offset + i] != 1;
+      });
+  if (!ambiguous) {
+    // Each kept dimension starts a group; unit dimensions join the group
+    // before them, leading ones the first group.
+    SmallVector<int64_t> kept;
+    SmallVector<ReassociationIndices> groups;
+    ReassociationIndices leadingUnits;
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+      if (shape[i] != 1) {
+        kept.push_back(offset + i);
+        groups.push_back(leadingUnits);
+        groups.back().push_back(i);
+        leadingUnits.clear();
+      } else if (groups.empty()) {
+        leadingUnits.push_back(i);
+      } else {
+        groups.back().push_back(i);
+      }
+    }
+    map = getProjection(ctx, rank, kept);
+    if (static_cast<int64_t>(kept.size()) == type.getRank())
+      return mask;
+    return tensor::CollapseShapeOp::create(b, loc, mask, groups);
+  }
+
+  // Read through tensor.extract, selecting index 0 in the dimensions that
+  // are 1 at run time.
+  SmallVector<Value> isUnit;
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    if (!ShapedType::isDynamic(shape[i])) {
+      isUnit.push_back(nullptr);
+      continue;
+    }
+    Value size = tensor::DimOp::create(b, loc, mask, i);
+    isUnit.push_back(
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, size, one));
+  }
+  readMask = [mask, offset, shape = SmallVector<int64_t>(shape),
+              isUnit](OpBuilder &nb, Location nloc,
+                      ArrayRef<Value> loopIndices) -> Value {
+    Value zero = arith::ConstantIndexOp::create(nb, nloc, 0);
+    SmallVector<Value> indices;
+    for (auto [i, size] : llvm::enumerate(shape)) {
+      Value index = loopIndices[offset + i];
+      if (size == 1)
+        index = zero;
+      else if (isUnit[i])
+        index = arith::SelectOp::create(nb, nloc, isUnit[i], zero, index);
+      indices.push_back(index);
+    }
+    return tensor::ExtractOp::create(nb, nloc, mask, indices);
+  };
+  return nullptr;
+}
+
+/// Applies `masking` to `scores` (`[..., Sq, Sk]`) in one parallel
+/// `linalg.generic` and returns the masked scores in the accumulator type.
+static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
+                                const ScoreMasking &masking) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(scores);
+  int64_t rank = type.getRank();
+  Type accType = getAccumulatorType(type.getElementType());
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+
+  SmallVector<Value> inputs{scores};
+  SmallVector<AffineMap> maps{identity};
+  int64_t validLensArg = -1, maskArg = -1;
+  if (masking.validLens) {
+    validLensArg = inputs.size();
+    inputs.push_back(masking.validLens);
+    maps.push_back(getLeadingProjection(
+        ctx, rank, getTensorType(masking.validLens).getRank()));
+  }
+  std::function<Value(OpBuilder &, Location, ArrayRef<Value>)> readMask;
+  if (masking.mask) {
+    AffineMap maskMap;
+    Value mask =
+        prepareMask(b, loc, masking.mask, type.getShape(), maskMap, readMask);
+    if (mask) {
+      maskArg = inputs.size();
+      inputs.push_back(mask);
+      maps.push_back(maskMap);
+    }
+  }
+  maps.push_back(identity);
+  Value init = createEmptyLike(b, loc, type.clone(accType), scores);
+
+  return createGeneric(
+      b, loc, inputs, init, maps, 0,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value x = convertFloat(nb, nloc, args[0], accType);
+        if (masking.scale)
+          x = arith::MulFOp::create(nb, nloc, x, masking.scale);
+        SmallVector<Value> indices;
+        if (masking.validLens || readMask || masking.causal)
+          for (int64_t i = 0; i < rank; ++i)
+            indices.push_back(linalg::IndexOp::create(nb, nloc, i));
+        if (masking.validLens) {
+          Value len = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
+                                                 args[validLensArg]);
+          Value masked = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::sge, indices[rank - 1], len);
+          Value fill = createFloatConstant(nb, nloc, accType, kMaskedScore);
+          x = arith::SelectOp::create(nb, nloc, masked, fill, x);
+        }
+        if (masking.mask) {
+          Value m = maskArg >= 0 ? args[maskArg] : readMask(nb, nloc, indices);
+          x = arith::AddFOp::create(nb, nloc, x,
+                                    convertFloat(nb, nloc, m, accType));
+        }
+        if (masking.causal) {
+          Value future =
+              arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ugt,
+                                    indices[rank - 1], indices[rank - 2]);
+          Value fill = createFloatConstant(
+              nb, nloc, accType, -std::numeric_limits<double>::infinity());
+          x = arith::SelectOp::create(nb, nloc, future, fill, x);
+        }
+        return x;
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// batch_matmul -> linalg.batch_matmul (transposed rhs through its indexing
+/// maps), with the batch dimensions collapsed into one beyond rank 3.
+struct LowerBatchMatmul : OpRewritePattern<BatchMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BatchMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = getTensorType(op.getLhs()).getElementType();
+    Value product = createBatchedMatmul(rewriter, loc, op.getLhs(), op.getRhs(),
+                                        op.getTransposeRhs(),
+                                        getAccumulatorType(elementType));
+    product = convertElements(rewriter, loc, product, elementType);
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, product, op.getType()));
+    return success();
+  }
+};
+
+/// masked_softmax -> the masked scores (a parallel linalg.generic with the
+/// -1e6 select, when valid_lens is given) and a stable softmax.
+struct LowerMaskedSoftmax : OpRewritePattern<MaskedSoftmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MaskedSoftmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = getTensorType(op.getInput()).getElementType();
+    Value scores = op.getInput();
+    if (op.getValidLens()) {
+      ScoreMasking masking;
+      masking.validLens = op.getValidLens();
+      scores = createMaskedScores(rewriter, loc, scores, masking);
+    }
+    Value weights = createSoftmax(rewriter, loc, scores, elementType);
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, weights, op.getType()));
+    return success();
+  }
+};
+
+/// attention -> batch_matmul(Q, Kᵀ), masked scores (scale, valid_lens,
+/// mask, causal), softmax, batch_matmul(·, V).
+struct LowerAttention : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType = getTensorType(op.getQuery()).getElementType();
+    Type accType = getAccumulatorType(elementType);
+    int64_t rank = getTensorType(op.getQuery()).getRank();
+
+    ScoreMasking masking;
+    if (std::optional<double> scale = op.getEffectiveScale()) {
+      masking.scale = createFloatConstant(rewriter, loc, accType, *scale);
+    } else {
+      // 1/sqrt(D) with D dynamic.
+      Value d =
+          createDimAsFloat(rewriter, loc, op.getQuery(), rank - 1, accType);
+      Value one = createFloatConstant(rewriter, loc, accType, 1.0);
+      masking.scale = arith::DivFOp::create(
+          rewriter, loc, one, math::SqrtOp::create(rewriter, loc, d));
+    }
+    masking.validLens = op.getValidLens();
+    masking.mask = op.getMask();
+    masking.causal = op.getCausal();
+
+    Value scores =
+        createBatchedMatmul(rewriter, loc, op.getQuery(), op.getKey(),
+                            /*transposeRhs=*/true, accType);
+    scores = createMaskedScores(rewriter, loc, scores, masking);
+    Value weights = createSoftmax(rewriter, loc, scores, elementType);
+    Value result = createBatchedMatmul(rewriter, loc, weights, op.getValue(),
+                                       /*transposeRhs=*/false, accType);
+    result = convertElements(rewriter, loc, result, elementType);
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// additive_attention -> the two projections (linalg.matmul), the scores
+/// `w_v · tanh(q + k)` as one linalg.generic reducing over the hidden size,
+/// masked softmax and batch_matmul(·, V).
+struct LowerAdditiveAttention : OpRewritePattern<AdditiveAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AdditiveAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elementType = getTensorType(op.getQuery()).getElementType();
+    Type accType = getAccumulatorType(elementType);
+    int64_t rank = getTensorType(op.getQuery()).getRank();
+    int64_t batchRank = rank - 2;
+
+    // [..., Sq, H] and [..., Sk, H].
+    Value queries =
+        createProjection(rewriter, loc, op.getQuery(), op.getWQ(), accType);
+    Value keys =
+        createProjection(rewriter, loc, op.getKey(), op.getWK(), accType);
+    // w_v [1, H] -> [H].
+    Value wv = tensor::CollapseShapeOp::create(
+        rewriter, loc, op.getWV(), SmallVector<ReassociationIndices>{{0, 1}});
+
+    // scores[..., i, j] = sum_h w_v[h] * tanh(q[..., i, h] + k[..., j, h]),
+    // over the loops (batch..., i, j, h).
+    SmallVector<OpFoldResult> sizes = getLeadingDims(rewriter, loc, queries,
+                                                     rank - 1); // [..., Sq]
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, keys, rank - 2));
+    Value init = createFilledTensor(rewriter, loc, sizes, accType, 0.0);
+    int64_t numLoops = rank + 1;
+    SmallVector<int64_t> batch =
+        llvm::to_vector(llvm::seq<int64_t>(0, batchRank));
+    auto withBatch = [&](ArrayRef<int64_t> dims) {
+      SmallVector<int64_t> all(batch);
+      llvm::append_range(all, dims);
+      return getProjection(ctx, numLoops, all);
+    };
+    int64_t i = batchRank, j = batchRank + 1, h = batchRank + 2;
+    Value scores = createGeneric(
+        rewriter, loc, ValueRange{queries, keys, wv}, init,
+        {withBatch({i, h}), withBatch({j, h}),
+         getProjection(ctx, numLoops, {h}), withBatch({i, j})},
+        1, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value sum = arith::AddFOp::create(nb, nloc, args[0], args[1]);
+          Value feature = math::TanhOp::create(nb, nloc, sum);
+          Value w = convertFloat(nb, nloc, args[2], accType);
+          Value term = arith::MulFOp::create(nb, nloc, w, feature);
+          return arith::AddFOp::create(nb, nloc, term, args[3]);
+        });
+
+    if (op.getValidLens()) {
+      ScoreMasking masking;
+      masking.validLens = op.getValidLens();
+      scores = createMaskedScores(rewriter, loc, scores, masking);
+    }
+    Value weights = createSoftmax(rewriter, loc, scores, elementType);
+    Value result = createBatchedMatmul(rewriter, loc, weights, op.getValue(),
+                                       /*transposeRhs=*/false, accType);
+    result = convertElements(rewriter, loc, result, elementType);
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// kernel_pooling -> the kernel weights over (batch..., query, key) (a
+/// softmax of -x²/2 for the gaussian kernel, which is its normalisation
+/// without underflow), their normalisation, and the pooling of the values:
+/// a reduction linalg.generic for scalar values, batch_matmul for vectors.
+struct LowerKernelPooling : OpRewritePattern<KernelPoolingOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(KernelPoolingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Type elementType = getTensorType(op.getQueries()).getElementType();
+    Type accType = getAccumulatorType(elementType);
+    int64_t queryRank = getTensorType(op.getQueries()).getRank();
+    int64_t batchRank = queryRank - 1;
+    int64_t numLoops = queryRank + 1; // batch..., query, key
+    PoolingKernel kernel = op.getKernel();
+    double bandwidth = op.getBandwidth().convertToDouble();
+
+    SmallVector<int64_t> batch =
+        llvm::to_vector(llvm::seq<int64_t>(0, batchRank));
+    auto withBatch = [&](ArrayRef<int64_t> dims) {
+      SmallVector<int64_t> all(batch);
+      llvm::append_range(all, dims);
+      return getProjection(ctx, numLoops, all);
+    };
+    int64_t qd = batchRank, kd = batchRank + 1;
+
+    // weights[..., i, j] = K((q[..., i] - k[..., j]) / bandwidth), or the
+    // logits -x²/2 for the gaussian kernel.
+    SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, op.getQueries());
+    sizes.push_back(
+        tensor::getMixedSize(rewriter, loc, op.getKeys(), queryRank - 1));
+    Value init = tensor::EmptyOp::create(rewriter, loc, sizes, accType);
+    Value weights = createGeneric(
+        rewriter, loc, ValueRange{op.getQueries(), op.getKeys()}, init,
+        {withBatch({qd}), withBatch({kd}), withBatch({qd, kd})}, 0,
+        [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value q = convertFloat(nb, nloc, args[0], accType);
+          Value k = convertFloat(nb, nloc, args[1], accType);
+          Value x = arith::SubFOp::create(nb, nloc, q, k);
+          if (bandwidth != 1.0)
+            x = arith::DivFOp::create(
+                nb, nloc, x, createFloatConstant(nb, nloc, accType, bandwidth));
+          auto constant = [&](double value) {
+            return createFloatConstant(nb, nloc, accType, value);
+          };
+          switch (kernel) {
+          case PoolingKernel::gaussian: {
+            Value square = arith::MulFOp::create(nb, nloc, x, x);
+            return arith::MulFOp::create(nb, nloc, square, constant(-0.5));
+          }
+          case PoolingKernel::boxcar: {
+            Value one = constant(1.0);
+            Value inside =
+                arith::CmpFOp::create(nb, nloc, arith::CmpFPredicate::OLT,
+                                      math::AbsFOp::create(nb, nloc, x), one);
+            return arith::SelectOp::create(nb, nloc, inside, one,
+                                           constant(0.0));
+          }
+          case PoolingKernel::constant:
+            return constant(1.0);
+          case PoolingKernel::epanechikov: {
+            Value rest = arith::SubFOp::create(
+                nb, nloc, constant(1.0), math::AbsFOp::create(nb, nloc, x));
+            return arith::MaximumFOp::create(nb, nloc, rest, constant(0.0));
+          }
+          }
+          llvm_unreachable("unknown pooling kernel");
+        });
+    Value alpha =
+        kernel == PoolingKernel::gaussian
+            ? createSoftmax(rewriter, loc, weights, elementType)
+            : createRowNormalization(rewriter, loc, weights, elementType);
+
+    Value values = op.getValues();
+    Value result;
+    if (getTensorType(values).getRank() == queryRank + 1) {
+      result = createBatchedMatmul(rewriter, loc, alpha, values,
+                                   /*transposeRhs=*/false, accType);
+    } else {
+      // out[..., i] = sum_j alpha[..., i, j] * v[..., j].
+      SmallVector<OpFoldResult> outSizes =
+          getDims(rewriter, loc, op.getQueries());
+      Value outInit = createFilledTensor(rewriter, loc, outSizes, accType, 0.0);
+      result = createGeneric(
+          rewriter, loc, ValueRange{alpha, values}, outInit,
+          {withBatch({qd, kd}), withBatch({kd}), withBatch({qd})}, 1,
+          [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+            Value a = convertFloat(nb, nloc, args[0], accType);
+            Value v = convertFloat(nb, nloc, args[1], accType);
+            Value term = arith::MulFOp::create(nb, nloc, a, v);
+            return arith::AddFOp::create(nb, nloc, term, args[2]);
+          });
+    }
+    result = convertElements(rewriter, loc, result, elementType);
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// Returns `size / divisor` for a size that `divisor` divides.
+static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
+                               int64_t divisor) {
+  if (std::optional<int64_t> value = getConstantIntValue(size))
+    return b.getIndexAttr(*value / divisor);
+  Value d = arith::ConstantIndexOp::create(b, loc, divisor);
+  return arith::DivUIOp::create(b, loc, cast<Value>(size), d).getResult();
+}
+
+/// Transposes dimensions 1 and 2 of the rank-4 tensor `v` with a
+/// linalg.transpose.
+static Value transposeMiddle(OpBuilder &b, Location loc, Value v) {
+  SmallVector<OpFoldResult> dims = getDims(b, loc, v);
+  std::swap(dims[1], dims[2]);
+  Value init =
+      tensor::EmptyOp::create(b, loc, dims, getTensorType(v).getElementType());
+  return linalg::TransposeOp::create(b, loc, v, init,
+                                     ArrayRef<int64_t>{0, 2, 1, 3})
+      ->getResult(0);
+}
+
+/// split_heads -> expand_shape [B, S, H, Dh], linalg.transpose
+/// [B, H, S, Dh], collapse_shape [B * H, S, Dh].
+struct LowerSplitHeads : OpRewritePattern<SplitHeadsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SplitHeadsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t heads = op.getNumHeads();
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, op.getInput());
+    SmallVector<OpFoldResult> sizes{dims[0], dims[1],
+                                    rewriter.getIndexAttr(heads),
+                                    divideSize(rewriter, loc, dims[2], heads)};
+    Value split =
+        expandTo(rewriter, loc, op.getInput(),
+                 SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}}, sizes);
+    Value transposed = transposeMiddle(rewriter, loc, split);
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, transposed,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+/// merge_heads -> expand_shape [B, H, S, Dh], linalg.transpose
+/// [B, S, H, Dh], collapse_shape [B, S, H * Dh].
+struct LowerMergeHeads : OpRewritePattern<MergeHeadsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MergeHeadsOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t heads = op.getNumHeads();
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, op.getInput());
+    SmallVector<OpFoldResult> sizes{divideSize(rewriter, loc, dims[0], heads),
+                                    rewriter.getIndexAttr(heads), dims[1],
+                                    dims[2]};
+    Value split =
+        expandTo(rewriter, loc, op.getInput(),
+                 SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}}, sizes);
+    Value transposed = transposeMiddle(rewriter, loc, split);
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, transposed,
+        SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
+    rewriter.replaceOp(op,
+                       castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+} // namespace
+
+void tfm::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerBatchMatmul, LowerMaskedSoftmax, LowerAttention,
+               LowerAdditiveAttention, LowerKernelPooling, LowerSplitHeads,
+               LowerMergeHeads>(patterns.getContext());
+}

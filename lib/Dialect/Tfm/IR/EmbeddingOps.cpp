@@ -67,14 +67,18 @@ LogicalResult PatchEmbedOp::verify() {
     return failure();
   for (int64_t i : {2, 3}) {
     int64_t patch = weight.getDim(i), size = image.getDim(i);
+    StringRef side = i == 2 ? "height" : "width";
     if (ShapedType::isDynamic(patch))
       return emitOpError() << "expected a static patch size in weight, found "
                            << weight.getType();
+    // A zero-sized patch would make the patch count a division by zero.
+    if (patch == 0)
+      return emitOpError() << "expected a positive patch " << side
+                           << " in weight, found " << weight.getType();
     if (!ShapedType::isDynamic(size) && size % patch != 0)
-      return emitOpError() << "expected the image's " << (i == 2 ? "height" : "width")
-                           << " (" << size << ") to be a multiple of the patch "
-                           << (i == 2 ? "height" : "width") << " (" << patch
-                           << "), found " << image.getType();
+      return emitOpError() << "expected the image's " << side << " (" << size
+                           << ") to be a multiple of the patch " << side << " ("
+                           << patch << "), found " << image.getType();
   }
   if (!bias.value)
     return success();

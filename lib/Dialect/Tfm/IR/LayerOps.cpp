@@ -12,14 +12,14 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 /// Checks a linear layer's `weight` (`[N, K]`) and optional `bias` (`[N]`)
-/// against an input whose last dimension is `inFeatures`.
+/// against an input whose last dimension is `inFeatures`; `inFeaturesReason`
+/// says where `inFeatures` comes from.
 static LogicalResult verifyLinearParams(Operation *op, const NamedValue &weight,
                                         const NamedValue &bias,
                                         int64_t inFeatures,
-                                        const Twine &inputName) {
+                                        const Twine &inFeaturesReason) {
   if (failed(verifyRank(op, weight, 2, "[out_features, in_features]")) ||
-      failed(verifyDim(op, weight, 1, inFeatures,
-                       inputName + "'s last dimension")))
+      failed(verifyDim(op, weight, 1, inFeatures, inFeaturesReason)))
     return failure();
   if (!bias.value)
     return success();
@@ -53,7 +53,8 @@ LogicalResult LinearOp::verify() {
   if (failed(verifyMinRank(*this, input, 1, "[..., in_features]")) ||
       failed(verifySameElementType(*this, input, {weight, bias})))
     return failure();
-  return verifyLinearParams(*this, weight, bias, input.getDim(-1), "input");
+  return verifyLinearParams(*this, weight, bias, input.getDim(-1),
+                            "input's last dimension");
 }
 
 LogicalResult LinearOp::inferReturnTypes(MLIRContext *,
@@ -74,13 +75,14 @@ LogicalResult FfnOp::verify() {
       b2{"b2", getB2()};
   if (failed(verifyMinRank(*this, input, 1, "[..., features]")) ||
       failed(verifySameElementType(*this, input, {w1, b1, w2, b2})) ||
-      failed(verifyLinearParams(*this, w1, b1, input.getDim(-1), "input")))
+      failed(verifyLinearParams(*this, w1, b1, input.getDim(-1),
+                                "input's last dimension")))
     return failure();
   if (getActivation() == Activation::none)
     return emitOpError() << "expected an activation between the two layers "
                             "(relu, gelu or gelu_tanh), found none";
   if (failed(verifyLinearParams(*this, w2, b2, w1.getDim(0),
-                                "the hidden layer (w1's out_features)")))
+                                "the hidden size, w1's out_features")))
     return failure();
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());
 }
@@ -142,11 +144,15 @@ LogicalResult AddNormOp::verify() {
   if (failed(verifyMinRank(*this, residual, 1, "[..., features]")) ||
       failed(verifyRank(*this, sublayer, residual.getRank(),
                         "(the rank of residual)")) ||
-      failed(verifySameElementType(*this, residual,
-                                   {sublayer, gamma, beta})) ||
-      failed(verifySameLeadingDims(*this, residual, sublayer,
-                                   residual.getRank())) ||
-      failed(verifyNormParams(*this, gamma, beta, residual.getDim(-1),
+      failed(verifySameElementType(*this, residual, {sublayer, gamma, beta})))
+    return failure();
+  // Every dimension must match, the features included: not only the batch
+  // dimensions that verifySameLeadingDims names in its diagnostic.
+  for (int64_t i = 0, e = residual.getRank(); i < e; ++i)
+    if (failed(verifyDim(*this, sublayer, i, residual.getDim(i),
+                         "the shape of residual")))
+      return failure();
+  if (failed(verifyNormParams(*this, gamma, beta, residual.getDim(-1),
                               getEpsilon().convertToDouble())))
     return failure();
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());

@@ -16,8 +16,9 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// A tfm op whose result type is computed from its operands; the verifier
-/// checks the rest of the operands against it. A declared result type may be
-/// more static than the inferred one (a `?` refined to a size), never less.
+/// checks the rest of the operands against it. A declared result type must be
+/// compatible with the inferred one: equal where both sizes are static, so
+/// that either may refine a `?` of the other.
 class Tfm_InferredOp<string mnemonic, list<Trait> traits = []>
     : Tfm_Op<mnemonic, !listconcat(traits,
           [Pure, InferTypeOpAdaptorWithIsCompatible])> {
