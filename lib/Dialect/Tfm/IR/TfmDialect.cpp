@@ -5,6 +5,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -17,6 +18,18 @@ using namespace mlir::tfm;
 #define GET_ATTRDEF_CLASSES
 #include "tfm/Dialect/Tfm/IR/TfmAttrs.cpp.inc"
 
+namespace {
+/// Every tfm op is pure and region-free, so calls of functions that hold tfm
+/// ops can always be inlined.
+struct TfmInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TfmDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -26,4 +39,5 @@ void TfmDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "tfm/Dialect/Tfm/IR/TfmAttrs.cpp.inc"
       >();
+  addInterfaces<TfmInlinerInterface>();
 }
