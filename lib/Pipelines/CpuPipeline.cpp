@@ -34,10 +34,21 @@ StringRef tfm::getCpuStageNames() {
   return "graph|linalg|vector|bufferized|llvm";
 }
 
-void tfm::buildGraphOptimizerPipeline(OpPassManager &pm) {
+void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
   pm.addPass(createInlinerPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (fusion) {
+    // Elementwise patterns first, so that the attention and multi-head
+    // patterns see tfm.linear and tfm.layer_norm rather than their pieces.
+    pm.addPass(createTfmFuseGelu());
+    pm.addPass(createTfmFuseLayerNorm());
+    pm.addPass(createTfmFuseLinear());
+    pm.addPass(createTfmFuseAttention());
+    pm.addPass(createTfmFuseMultiHeadAttention());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   pm.addPass(createSymbolDCEPass());
 }
 
@@ -104,9 +115,9 @@ static void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void tfm::buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter,
+void tfm::buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter, bool fusion,
                            unsigned vectorWidthBits) {
-  buildGraphOptimizerPipeline(pm);
+  buildGraphOptimizerPipeline(pm, fusion);
   if (stopAfter == CpuStage::Graph)
     return;
   buildLinalgStage(pm);
@@ -126,7 +137,7 @@ void tfm::registerTfmPipelines() {
       "tfm-graph-optimizer",
       "tfm's target-independent graph optimizer (what tfm-compile runs "
       "before lowering)",
-      buildGraphOptimizerPipeline);
+      [](OpPassManager &pm) { buildGraphOptimizerPipeline(pm); });
   PassPipelineRegistration<CpuPipelineOptions>(
       "tfm-cpu-pipeline",
       "The CPU pipeline of tfm-compile: graph optimizer, tfm to linalg, "
@@ -135,7 +146,7 @@ void tfm::registerTfmPipelines() {
         std::optional<CpuStage> stage = parseCpuStage(options.stopAfter);
         // An unknown stage name runs the whole pipeline; tfm-compile rejects
         // it with a diagnostic before getting here.
-        buildCpuPipeline(pm, stage.value_or(CpuStage::LLVM),
+        buildCpuPipeline(pm, stage.value_or(CpuStage::LLVM), options.fusion,
                          options.vectorWidthBits);
       });
 }

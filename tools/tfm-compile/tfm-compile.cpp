@@ -78,6 +78,10 @@ cl::opt<std::string> stopAfter(
     cl::desc("With --emit=mlir, the stage after which to stop and print: "
              "graph, linalg, vector, bufferized or llvm"),
     cl::init("llvm"), cl::cat(category));
+cl::opt<bool> noFusion(
+    "no-fusion",
+    cl::desc("Skip the graph optimizer's fusions (to compare with them)"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> cpu("mcpu", cl::desc("CPU to compile for"),
                          cl::init("native"), cl::cat(category));
 cl::opt<std::string> runtimeDir(
@@ -162,7 +166,8 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return fail(error);
 
   PassManager pm(&context);
-  tfm::buildCpuPipeline(pm, *stage, tfm::getVectorWidthBits(*machine));
+  tfm::buildCpuPipeline(pm, *stage, /*fusion=*/!noFusion,
+                        tfm::getVectorWidthBits(*machine));
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
   if (failed(pm.run(*module)))

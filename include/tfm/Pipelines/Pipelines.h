@@ -44,19 +44,24 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Stop after this stage: graph, linalg, vector, "
                      "bufferized or llvm"),
       llvm::cl::init("llvm")};
+  PassOptions::Option<bool> fusion{
+      *this, "fusion",
+      llvm::cl::desc("Run the graph optimizer's fusions (attention, "
+                     "multi-head attention, LayerNorm, GELU, linear)"),
+      llvm::cl::init(true)};
   PassOptions::Option<unsigned> vectorWidthBits{
       *this, "vector-width-bits",
       llvm::cl::desc("Width of the target's vector registers in bits"),
       llvm::cl::init(512)};
 };
 
-/// The graph optimizer: inlining, canonicalization, CSE and dead symbol
-/// removal. Target-independent.
-void buildGraphOptimizerPipeline(OpPassManager &pm);
+/// The graph optimizer: inlining, canonicalization, CSE, the fusions (unless
+/// `fusion` is false) and dead symbol removal. Target-independent.
+void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
 
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
 /// `stopAfter`.
-void buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter,
+void buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter, bool fusion,
                       unsigned vectorWidthBits);
 
 /// Registers `tfm-cpu-pipeline` and `tfm-graph-optimizer`.

@@ -39,6 +39,125 @@ def TfmDecompose : Pass<"tfm-decompose"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Graph optimizer: fusion
+//===----------------------------------------------------------------------===//
+
+def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
+  let summary = "Fuse unfused scaled dot-product attention into tfm.attention";
+  let description = [{
+    Finds `softmax(mask(Q Kᵀ · scale)) V` written out op by op, as d2l's
+    `DotProductAttention` and importers write it, and replaces it with one
+    `tfm.attention`, which code generation can tile without materialising
+    the score matrix.
+
+    Recognised pieces:
+    - Q·Kᵀ: `tfm.batch_matmul` (with `transpose_rhs` or an explicit
+      transpose of K), `linalg.batch_matmul` / `linalg.matmul` with a
+      transposing indexing map or a `linalg.transpose` of K.
+    - The scale: a multiplication by a constant scalar, or a division by one,
+      of the scores, or of Q before the product.
+    - The softmax over the last dimension: `tfm.masked_softmax` (its
+      `valid_lens` become the attention's), or `linalg.softmax` after an
+      optional additive mask. A mask built from index comparisons (key index
+      greater than query index) or a constant upper-triangular mask becomes
+      `causal`; any other mask stays an additive `mask` operand.
+    - The product with V: `tfm.batch_matmul`, `linalg.batch_matmul` or
+      `linalg.matmul`.
+    - Reshapes that only split or merge leading (batch or head) dimensions
+      between the pieces.
+
+    Nothing is fused when the semantics would change: a softmax over another
+    dimension, a scale that is not a constant scalar, an intermediate
+    (scores, weights) with another user, or shapes that do not line up. Each
+    rejection is counted in the pass statistics and, with `remarks`,
+    reported as a remark at the candidate.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for every candidate fused or rejected, with the "
+           "reason">,
+  ];
+  let statistics = [
+    Statistic<"numFused", "fused", "Attention subgraphs fused">,
+    Statistic<"numRejectedSoftmaxAxis", "rejected-softmax-axis",
+              "Candidates rejected: softmax over another dimension">,
+    Statistic<"numRejectedScale", "rejected-scale",
+              "Candidates rejected: scale is not a constant scalar">,
+    Statistic<"numRejectedMultiUse", "rejected-multi-use",
+              "Candidates rejected: an intermediate has another user">,
+    Statistic<"numRejectedShape", "rejected-shape",
+              "Candidates rejected: shapes do not line up">,
+    Statistic<"numRejectedMask", "rejected-mask",
+              "Candidates rejected: a mask that is not additive">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TfmFuseMultiHeadAttention : Pass<"tfm-fuse-multi-head-attention"> {
+  let summary = "Fuse projections, head split/merge and attention into "
+                "tfm.multi_head_attention";
+  let description = [{
+    Rewrites `linear(q) → split_heads`, the same for keys and values,
+    `tfm.attention`, `merge_heads` and the output `linear` into one
+    `tfm.multi_head_attention`, recovering d2l's per-batch `valid_lens` from
+    their per-head repetition. The decomposition then computes the three
+    projections of a self-attention with one GEMM on the packed
+    `[W_q; W_k; W_v]` weight.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Multi-head attention blocks fused">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+def TfmFuseLayerNorm : Pass<"tfm-fuse-layer-norm"> {
+  let summary = "Fuse a decomposed layer normalization into tfm.layer_norm";
+  let description = [{
+    Recognises `(x - mean(x)) / sqrt(mean((x - mean(x))²) + eps) · γ + β`
+    over the last dimension, written with upstream ops, as importers and
+    hand-written graphs do, and replaces it with `tfm.layer_norm`.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Layer normalizations fused">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+def TfmFuseGelu : Pass<"tfm-fuse-gelu"> {
+  let summary = "Fuse GELU written from its erf or tanh formula into tfm.gelu";
+  let description = [{
+    Recognises `0.5 · x · (1 + erf(x / √2))` and
+    `0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` in their common
+    arrangements and replaces them with `tfm.gelu`.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "GELUs fused">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
+  let summary = "Fuse bias additions and activations into tfm.linear";
+  let description = [{
+    Folds a bias added after a `tfm.linear` (or after a matmul with a
+    transposed weight) and a following ReLU or GELU into one `tfm.linear`
+    with its `bias` and `activation`, which the code generator applies while
+    the output tile is still in registers.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Bias additions and activations fused">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// Code generation
+//===----------------------------------------------------------------------===//
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Tile linalg ops on tensors and vectorize every tile";
   let description = [{

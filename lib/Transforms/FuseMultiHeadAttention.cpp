@@ -1,0 +1,30 @@
+//===- FuseMultiHeadAttention.cpp ----------------------------------------===//
+//
+// Implements `tfm-fuse-multi-head-attention`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+#include "tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMFUSEMULTIHEADATTENTION
+#include "tfm/Transforms/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+struct TfmFuseMultiHeadAttentionPass : tfm::impl::TfmFuseMultiHeadAttentionBase<TfmFuseMultiHeadAttentionPass> {
+  using Base::Base;
+
+  void runOnOperation() override {}
+};
+} // namespace
