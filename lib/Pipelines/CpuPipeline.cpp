@@ -68,6 +68,9 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   options.vectorWidthBits = vectorWidthBits;
   pm.addPass(createTfmCpuVectorize(options));
   pm.addPass(createCanonicalizerPass());
+  // Accumulator tiles become loop-carried vectors, i.e. registers.
+  pm.addPass(createLoopInvariantSubsetHoistingPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
 
@@ -102,7 +105,12 @@ static void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createTfmApproximateMath());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  // Register-tile contractions become one broadcast FMA per row and
+  // register.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

@@ -1,11 +1,20 @@
 //===- CpuVectorize.cpp - Tile and vectorize linalg ops for the CPU -------===//
 //
-// Implements `tfm-cpu-vectorize`. Each linalg op on tensors is tiled so that
-// one tile covers a vector's worth of its innermost loop and one iteration of
-// every other loop. The innermost tile loop is peeled when its step does not
-// divide the trip count, so that both the main tiles and the remainder tile
-// have static shapes and vectorize without masks. Tiles of dynamic shape are
-// vectorized with masks.
+// Implements `tfm-cpu-vectorize`, with two strategies:
+//
+// - Contractions (matmuls, batched or not, with a row-major right operand)
+//   get a register-blocked micro-kernel: tiles of Mr rows × Nr columns (Nr
+//   two vector registers wide) with the panel loop outermost and an
+//   innermost reduction loop of step 1. The pipeline then hoists the
+//   accumulator tile out of that loop (loop-invariant-subset-hoisting), so
+//   that it stays in vector registers: one broadcast FMA per row and
+//   register and step.
+// - Every other linalg op is tiled so that a tile covers one vector along
+//   its innermost loop and one iteration of every other loop.
+//
+// Tile loops whose step does not divide the trip count are peeled, so that
+// the main tiles and the remainder tile both have static shapes and
+// vectorize without masks. Tiles of dynamic shape are vectorized with masks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +73,38 @@ SmallVector<int64_t> getVectorShape(linalg::LinalgOp op,
   return shape;
 }
 
+/// The register tile of a contraction: the sizes of its m and n dimensions.
+struct RegisterTile {
+  int64_t rows;
+  int64_t cols;
+};
+
+/// Rows and columns of the accumulator tile kept in registers: two vector
+/// registers wide, and as many rows as leave room for the operands (16
+/// accumulators of the 32 AVX-512 registers, 12 of the 16 AVX2 ones).
+RegisterTile getRegisterTile(int64_t lanes, unsigned vectorWidthBits) {
+  return {vectorWidthBits >= 512 ? 8 : 6, 2 * lanes};
+}
+
+/// The m, n and k dimensions of `op` if it is a matmul, batched or not, whose
+/// right operand is row-major ([k, n]), so that a row of it is contiguous.
+std::optional<linalg::ContractionDimensions>
+getRowMajorMatmulDims(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2)
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return std::nullopt;
+  // The innermost result of the right operand's map must be n.
+  AffineMap rhs = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  auto last = dyn_cast<AffineDimExpr>(rhs.getResults().back());
+  if (!last || last.getPosition() != dims->n.front())
+    return std::nullopt;
+  return *dims;
+}
+
 /// Adds the canonicalization patterns of every loaded dialect and registered
 /// op, which fold the bounds of peeled tiles into constants.
 void populateCanonicalizationPatterns(MLIRContext *context,
@@ -87,8 +128,13 @@ struct TfmCpuVectorizePass
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0)
         ops.push_back(op);
     });
-    for (linalg::LinalgOp op : ops)
-      tileAndPeel(rewriter, op);
+    for (linalg::LinalgOp op : ops) {
+      if (std::optional<linalg::ContractionDimensions> dims =
+              getRowMajorMatmulDims(op))
+        tileContraction(rewriter, op, *dims);
+      else
+        tileAndPeel(rewriter, op);
+    }
 
     RewritePatternSet patterns(context);
     populateCanonicalizationPatterns(context, patterns);
@@ -101,6 +147,66 @@ struct TfmCpuVectorizePass
     });
     for (linalg::LinalgOp op : ops)
       vectorize(rewriter, op);
+  }
+
+  /// Tiles a matmul into register tiles: n panels outermost (a panel of the
+  /// right operand stays in cache while every row block uses it), then row
+  /// blocks, then the reduction, one step at a time.
+  void tileContraction(IRRewriter &rewriter, linalg::LinalgOp op,
+                       const linalg::ContractionDimensions &dims) {
+    int64_t lanes =
+        std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
+    RegisterTile tile = getRegisterTile(lanes, vectorWidthBits);
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    unsigned numLoops = op.getNumLoops();
+    unsigned m = dims.m.front(), n = dims.n.front(), k = dims.k.front();
+
+    // Register tiles over batch, m and n; the panel loop over n first.
+    SmallVector<int64_t> sizes(numLoops, 0);
+    for (unsigned b : dims.batch)
+      sizes[b] = 1;
+    auto clampTo = [&](unsigned dim, int64_t size) {
+      return ShapedType::isDynamic(ranges[dim])
+                 ? size
+                 : std::min(size, std::max<int64_t>(ranges[dim], 1));
+    };
+    sizes[m] = clampTo(m, tile.rows);
+    sizes[n] = clampTo(n, tile.cols);
+    SmallVector<int64_t> interchange(dims.batch.begin(), dims.batch.end());
+    interchange.append({n, m, k});
+
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setInterchange(interchange);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled)) {
+      op.emitRemark("matmul not tiled into register tiles; lowered to loops");
+      return;
+    }
+    rewriter.replaceOp(op, tiled->replacements);
+
+    // The reduction, one step at a time, inside each register tile.
+    auto tileOp = cast<linalg::LinalgOp>(tiled->tiledOps.back());
+    SmallVector<int64_t> kSizes(numLoops, 0);
+    kSizes[k] = 1;
+    scf::SCFTilingOptions kOptions;
+    kOptions.setTileSizes(getAsIndexOpFoldResult(&getContext(), kSizes));
+    rewriter.setInsertionPoint(tileOp);
+    FailureOr<scf::SCFTilingResult> kTiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(tileOp.getOperation()), kOptions);
+    if (succeeded(kTiled))
+      rewriter.replaceOp(tileOp, kTiled->replacements);
+
+    // Peel the n and m loops, outermost first, so that every register tile
+    // has a static shape.
+    for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
+      if (auto forOp = dyn_cast<scf::ForOp>(*loop)) {
+        scf::ForOp remainder;
+        (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, remainder);
+      }
+    }
   }
 
   /// Tiles `op` to its vector shape and peels the innermost tile loop.
