@@ -5,6 +5,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -64,6 +67,41 @@ Value tfm::createDimAsFloat(OpBuilder &b, Location loc, Value v, int64_t dim,
   return arith::UIToFPOp::create(b, loc, type, integer);
 }
 
+/// Transposes the elements of a constant [N, K] matrix into [K, N].
+static DenseElementsAttr transposeConstant(DenseElementsAttr value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto transposed = RankedTensorType::get(
+      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
+  if (value.isSplat())
+    return value.reshape(transposed);
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  size_t bytes = type.getElementTypeBitWidth() / 8;
+  ArrayRef<char> in = value.getRawData();
+  std::vector<char> out(in.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(&out[(c * rows + r) * bytes], &in[(r * cols + c) * bytes],
+                  bytes);
+  return DenseElementsAttr::getFromRawBuffer(transposed, out);
+}
+
+/// Returns `weight` [N, K] as [K, N], so that the matmul reads rows of it:
+/// folded at compile time when the weight is a constant (the usual case,
+/// once weights are bound), a linalg.transpose otherwise.
+static Value transposeWeight(OpBuilder &b, Location loc, Value weight) {
+  auto type = cast<RankedTensorType>(weight.getType());
+  DenseElementsAttr value;
+  if (type.hasStaticShape() && type.getElementTypeBitWidth() % 8 == 0 &&
+      matchPattern(weight, m_Constant(&value)))
+    return arith::ConstantOp::create(b, loc, transposeConstant(value));
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, weight);
+  std::swap(sizes[0], sizes[1]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, weight, init,
+                                     ArrayRef<int64_t>{1, 0})
+      ->getResult(0);
+}
+
 Value tfm::createMatmulTransposeB(OpBuilder &b, Location loc, Value lhs,
                                   Value rhs) {
   MLIRContext *ctx = b.getContext();
@@ -71,6 +109,12 @@ Value tfm::createMatmulTransposeB(OpBuilder &b, Location loc, Value lhs,
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, lhs);
   sizes.back() = tensor::getMixedSize(b, loc, rhs, 0);
   Value acc = createFilledTensor(b, loc, sizes, b.getF32Type(), 0.0);
+  Value rhsT = transposeWeight(b, loc, rhs);
+
+  if (rank == 2)
+    return linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
+                                    ValueRange{lhs, rhsT}, ValueRange{acc})
+        .getResult(0);
 
   // Loops: the leading dimensions of lhs, then N, then K.
   SmallVector<AffineExpr> lead;
@@ -83,21 +127,13 @@ Value tfm::createMatmulTransposeB(OpBuilder &b, Location loc, Value lhs,
     llvm::append_range(exprs, tail);
     return AffineMap::get(rank + 1, 0, exprs, ctx);
   };
-  SmallVector<AffineMap> maps{map(k), AffineMap::get(rank + 1, 0, {n, k}, ctx),
+  SmallVector<AffineMap> maps{map(k), AffineMap::get(rank + 1, 0, {k, n}, ctx),
                               map(n)};
-
-  if (rank == 2) {
-    auto matmul =
-        linalg::MatmulOp::create(b, loc, TypeRange{acc.getType()},
-                                 ValueRange{lhs, rhs}, ValueRange{acc});
-    matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
-    return matmul.getResult(0);
-  }
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{acc.getType()}, ValueRange{lhs, rhs}, ValueRange{acc},
+      b, loc, TypeRange{acc.getType()}, ValueRange{lhs, rhsT}, ValueRange{acc},
       maps, iterators, [](OpBuilder &nb, Location nloc, ValueRange args) {
         Type f32 = nb.getF32Type();
         Value product = arith::MulFOp::create(

@@ -45,8 +45,9 @@ Value createDimAsFloat(OpBuilder &b, Location loc, Value v, int64_t dim,
 
 /// Returns `lhs` [..., K] times the transpose of `rhs` [N, K] as an f32
 /// tensor [..., N] (`nn.Linear`'s `x·Wᵀ`), with an f32 accumulator whatever
-/// the operands' element type. A rank-2 `lhs` gives a `linalg.matmul` whose
-/// second indexing map is transposed; a higher rank a `linalg.generic`
+/// the operands' element type. `rhs` is transposed to [K, N] first, at
+/// compile time when it is a constant, so that the matmul reads it by rows.
+/// A rank-2 `lhs` gives a `linalg.matmul`; a higher rank a `linalg.generic`
 /// contraction over the leading dimensions, N and K.
 Value createMatmulTransposeB(OpBuilder &b, Location loc, Value lhs, Value rhs);
 

@@ -151,17 +151,14 @@ func.func @positional_encoding_f16_dynamic_features(%x: tensor<5x?xf16>)
 // patch grid in front of the channels, flatten to [B·N, C·ph·pw], multiply
 // by the flattened kernel transposed, add the bias and expand to [B, N, D].
 
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[RHST:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @patch_embed
 // CHECK-SAME: (%[[IMG:.*]]: tensor<2x3x32x48xf32>, %[[W:.*]]: tensor<24x3x16x16xf32>, %[[B:.*]]: tensor<24xf32>)
 // CHECK: %[[SPLIT:.*]] = tensor.expand_shape %[[IMG]] {{\[}}[0], [1], [2, 3], [4, 5]] output_shape [2, 3, 2, 16, 3, 16] : tensor<2x3x32x48xf32> into tensor<2x3x2x16x3x16xf32>
 // CHECK: %[[T:.*]] = linalg.transpose ins(%[[SPLIT]] : tensor<2x3x2x16x3x16xf32>) outs(%{{.*}} : tensor<2x2x3x3x16x16xf32>) permutation = [0, 2, 4, 1, 3, 5]
 // CHECK: %[[LHSV:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<2x2x3x3x16x16xf32> into tensor<12x768xf32>
 // CHECK: %[[WF:.*]] = tensor.collapse_shape %[[W]] {{\[}}[0], [1, 2, 3]] : tensor<24x3x16x16xf32> into tensor<24x768xf32>
-// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[LHS]], #[[RHST]], #[[OUT]]]
-// CHECK-SAME: ins(%[[LHSV]], %[[WF]] : tensor<12x768xf32>, tensor<24x768xf32>)
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[WF]] : tensor<24x768xf32>) outs(%{{.*}} : tensor<768x24xf32>) permutation = [1, 0]
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[LHSV]], %[[WT]] : tensor<12x768xf32>, tensor<768x24xf32>)
 // CHECK: %[[Y:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[MM]], %[[B]] : tensor<12x24xf32>, tensor<24xf32>)
 // CHECK: arith.addf
@@ -184,7 +181,7 @@ func.func @patch_embed(%img: tensor<2x3x32x48xf32>, %w: tensor<24x3x16x16xf32>,
 // CHECK: tensor.expand_shape %[[IMG]] {{.*}} output_shape [%[[B]], 3, 2, 16, 2, 16]
 // CHECK: linalg.transpose
 // CHECK: tensor.collapse_shape {{.*}} into tensor<?x768xf16>
-// CHECK: linalg.matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x768xf16>, tensor<24x768xf16>) outs(%{{.*}} : tensor<?x24xf32>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<?x768xf16>, tensor<768x24xf16>) outs(%{{.*}} : tensor<?x24xf32>)
 // CHECK: linalg.generic
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 // CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [%[[B]], 4, 24] : tensor<?x24xf16> into tensor<?x4x24xf16>
@@ -203,7 +200,7 @@ func.func @patch_embed_dynamic_batch(%img: tensor<?x3x32x32xf16>,
 // dynamic sizes in one group.
 
 // CHECK-DAG: #[[X3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[W3:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[W3:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
 // CHECK-DAG: #[[Y3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @patch_embed_dynamic_image
 // CHECK-SAME: (%[[IMG:.*]]: tensor<?x3x?x?xf32>
@@ -216,7 +213,7 @@ func.func @patch_embed_dynamic_batch(%img: tensor<?x3x32x32xf16>,
 // CHECK: %[[L:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3, 4, 5]] : tensor<?x?x?x3x16x8xf32> into tensor<?x?x384xf32>
 // CHECK-NOT: linalg.matmul
 // CHECK: linalg.generic {indexing_maps = [#[[X3]], #[[W3]], #[[Y3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[L]], %{{.*}} : tensor<?x?x384xf32>, tensor<24x384xf32>)
+// CHECK-SAME: ins(%[[L]], %{{.*}} : tensor<?x?x384xf32>, tensor<384x24xf32>)
 // CHECK-NOT: tensor.expand_shape
 // CHECK: return %{{.*}} : tensor<?x?x24xf32>
 func.func @patch_embed_dynamic_image(%img: tensor<?x3x?x?xf32>,

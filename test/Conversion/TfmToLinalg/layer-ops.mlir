@@ -1,20 +1,17 @@
 // RUN: tfm-opt %s --convert-tfm-to-linalg -split-input-file | FileCheck %s
 
-// nn.Linear: the leading dimensions collapse to M, the weight is read
-// transposed by the matmul's second indexing map, the bias and the activation
+// nn.Linear: the leading dimensions collapse to M, the weight is transposed
+// to [K, N] so that the matmul reads it by rows, the bias and the activation
 // share one elementwise generic, and the result expands back.
 
-// CHECK-DAG: #[[LHS:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-// CHECK-DAG: #[[RHST:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[ID2:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[COL:.*]] = affine_map<(d0, d1) -> (d1)>
 // CHECK-LABEL: func.func @linear_relu
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<16xf32>)
 // CHECK: %[[XC:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x4x8xf32> into tensor<8x8xf32>
 // CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<8x16xf32>)
-// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[LHS]], #[[RHST]], #[[OUT]]]
-// CHECK-SAME: ins(%[[XC]], %[[W]] : tensor<8x8xf32>, tensor<16x8xf32>) outs(%[[ZERO]] : tensor<8x16xf32>)
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[XC]], %[[WT]] : tensor<8x8xf32>, tensor<8x16xf32>) outs(%[[ZERO]] : tensor<8x16xf32>)
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [#[[ID2]], #[[COL]], #[[ID2]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME: ins(%[[MM]], %[[B]] : tensor<8x16xf32>, tensor<16xf32>)
 // CHECK: arith.addf
@@ -110,7 +107,7 @@ func.func @linear_vector(%x: tensor<8xf32>, %w: tensor<16x8xf32>)
 // CHECK: %[[E:.*]] = tensor.empty(%[[M]]) : tensor<?x16xf32>
 // CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x16xf32>)
 // CHECK: %[[MM:.*]] = linalg.matmul
-// CHECK-SAME: ins(%[[XC]], %{{.*}} : tensor<?x8xf16>, tensor<16x8xf16>) outs(%[[Z]] : tensor<?x16xf32>) -> tensor<?x16xf32>
+// CHECK-SAME: ins(%[[XC]], %{{.*}} : tensor<?x8xf16>, tensor<8x16xf16>) outs(%[[Z]] : tensor<?x16xf32>) -> tensor<?x16xf32>
 // CHECK: %[[Y:.*]] = linalg.generic
 // CHECK-SAME: ins(%[[MM]], %{{.*}} : tensor<?x16xf32>, tensor<16xf16>) outs(%{{.*}} : tensor<?x16xf16>)
 // CHECK: ^bb0(%[[ACC:.*]]: f32, %[[BIAS:.*]]: f16, %{{.*}}: f16):
@@ -136,7 +133,7 @@ func.func @linear_f16_dynamic_batch(%x: tensor<?x4x8xf16>,
 // no reshape.
 
 // CHECK-DAG: #[[X3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[W3:.*]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[W3:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
 // CHECK-DAG: #[[Y3:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @linear_dynamic_batch_and_seq
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xbf16>, %[[W:.*]]: tensor<16x8xbf16>)
@@ -144,8 +141,9 @@ func.func @linear_f16_dynamic_batch(%x: tensor<?x4x8xf16>,
 // CHECK: %[[B:.*]] = tensor.dim %[[X]], %c0
 // CHECK: %[[S:.*]] = tensor.dim %[[X]], %c1
 // CHECK: tensor.empty(%[[B]], %[[S]]) : tensor<?x?x16xf32>
+// CHECK: linalg.transpose ins(%[[W]] : tensor<16x8xbf16>)
 // CHECK: %[[C:.*]] = linalg.generic {indexing_maps = [#[[X3]], #[[W3]], #[[Y3]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[X]], %[[W]] : tensor<?x?x8xbf16>, tensor<16x8xbf16>) outs(%{{.*}} : tensor<?x?x16xf32>)
+// CHECK-SAME: ins(%[[X]], %{{.*}} : tensor<?x?x8xbf16>, tensor<8x16xbf16>) outs(%{{.*}} : tensor<?x?x16xf32>)
 // CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: arith.extf %{{.*}} : bf16 to f32
 // CHECK: arith.mulf
@@ -293,4 +291,19 @@ func.func @layer_norm_vector(%x: tensor<?xf32>, %g: tensor<?xf32>,
   %y = tfm.layer_norm %x, %g, %b
       : (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %y : tensor<?xf32>
+}
+
+// -----
+
+// A constant weight is transposed at compile time: no linalg.transpose
+// remains, and the constant holds the [K, N] matrix.
+
+// CHECK-LABEL: func.func @linear_constant_weight
+// CHECK-NOT: linalg.transpose
+// CHECK: %[[WT:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 4.000000e+00], [2.000000e+00, 5.000000e+00], [3.000000e+00, 6.000000e+00]]> : tensor<3x2xf32>
+// CHECK: linalg.matmul ins(%{{.*}}, %[[WT]] : tensor<4x3xf32>, tensor<3x2xf32>)
+func.func @linear_constant_weight(%x: tensor<4x3xf32>) -> tensor<4x2xf32> {
+  %w = arith.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %y = tfm.linear %x, %w : (tensor<4x3xf32>, tensor<2x3xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
 }
