@@ -55,6 +55,7 @@ void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
 /// tfm, and elementwise arith and math on tensors, to linalg on tensors,
 /// with elementwise producers fused into their consumers.
 static void buildLinalgStage(OpPassManager &pm) {
+  pm.addPass(createTfmTileAttention());
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -158,6 +158,45 @@ def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
 // Code generation
 //===----------------------------------------------------------------------===//
 
+def TfmTileAttention : Pass<"tfm-tile-attention"> {
+  let summary = "Lower tfm.attention to a tiled online-softmax loop nest";
+  let description = [{
+    Rewrites each `tfm.attention` into flash attention on tensors: an
+    `scf.forall` over (batch · heads, query tiles), and inside it a loop over
+    key/value blocks that keeps the running row maximum and sum and rescales
+    the accumulator, so that the score matrix never exists beyond one
+    `q-tile × kv-tile` block (memory O(S · D) instead of O(S²)). The block
+    products are `linalg.matmul`s on row-major operands (K is transposed
+    once), which `tfm-cpu-vectorize` turns into register-blocked
+    micro-kernels.
+
+    - `causal` skips the key blocks above the diagonal of each query tile;
+    - a per-batch `valid_lens` skips the blocks past the length (a length of
+      0 keeps d2l's uniform weights over all keys);
+    - the scale, `valid_lens`, the additive mask and `causal` are applied to
+      each block in the order of the op's definition;
+    - sizes that are not a multiple of a tile get a remainder tile of static
+      size, so every block has a static shape.
+
+    f16 and bf16 operands are computed in f32. Attention with dynamic sizes,
+    or with a mask that varies over batch dimensions, keeps the reference
+    lowering of `convert-tfm-to-linalg` (with a remark).
+  }];
+  let options = [
+    Option<"qTileSize", "q-tile", "int64_t", /*default=*/"0",
+           "Query rows per tile (0: chosen from the shape)">,
+    Option<"kvTileSize", "kv-tile", "int64_t", /*default=*/"0",
+           "Keys per block (0: chosen from the shape)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Tile linalg ops on tensors and vectorize every tile";
   let description = [{
