@@ -21,7 +21,9 @@
 //   result           [2, 10, 32]                                   f32
 //
 // Both attentions use bias=False as in d2l; the FFN has biases. Parameters
-// are function arguments in the order of the PyTorch state_dict:
+// are function arguments in the order of the PyTorch state_dict, each marked
+// {tfm.weight = "<its state_dict name>"} so that tfm-compile binds it from a
+// weights file (examples/make_weights.py writes one):
 //
 //   %a1_w_{q,k,v,o}    attention1.W_{q,k,v,o}.weight   [32, 32]
 //   %ln1_g, %ln1_b     addnorm1.ln.{weight,bias}       [32]
@@ -31,17 +33,28 @@
 //   %ffn_w2, %ffn_b2   ffn.dense2.{weight,bias}        [32, 64], [32]
 //   %ln3_g, %ln3_b     addnorm3.ln.{weight,bias}       [32]
 
-func.func @main(%X: tensor<2x10x32xf32>, %enc_outputs: tensor<2x12x32xf32>,
-                %enc_valid_lens: tensor<2xi32>,
-                %a1_w_q: tensor<32x32xf32>, %a1_w_k: tensor<32x32xf32>,
-                %a1_w_v: tensor<32x32xf32>, %a1_w_o: tensor<32x32xf32>,
-                %ln1_g: tensor<32xf32>, %ln1_b: tensor<32xf32>,
-                %a2_w_q: tensor<32x32xf32>, %a2_w_k: tensor<32x32xf32>,
-                %a2_w_v: tensor<32x32xf32>, %a2_w_o: tensor<32x32xf32>,
-                %ln2_g: tensor<32xf32>, %ln2_b: tensor<32xf32>,
-                %ffn_w1: tensor<64x32xf32>, %ffn_b1: tensor<64xf32>,
-                %ffn_w2: tensor<32x64xf32>, %ffn_b2: tensor<32xf32>,
-                %ln3_g: tensor<32xf32>, %ln3_b: tensor<32xf32>)
+func.func @main(
+    %X: tensor<2x10x32xf32>,
+    %enc_outputs: tensor<2x12x32xf32>,
+    %enc_valid_lens: tensor<2xi32>,
+    %a1_w_q: tensor<32x32xf32> {tfm.weight = "attention1.W_q.weight"},
+    %a1_w_k: tensor<32x32xf32> {tfm.weight = "attention1.W_k.weight"},
+    %a1_w_v: tensor<32x32xf32> {tfm.weight = "attention1.W_v.weight"},
+    %a1_w_o: tensor<32x32xf32> {tfm.weight = "attention1.W_o.weight"},
+    %ln1_g: tensor<32xf32> {tfm.weight = "addnorm1.ln.weight"},
+    %ln1_b: tensor<32xf32> {tfm.weight = "addnorm1.ln.bias"},
+    %a2_w_q: tensor<32x32xf32> {tfm.weight = "attention2.W_q.weight"},
+    %a2_w_k: tensor<32x32xf32> {tfm.weight = "attention2.W_k.weight"},
+    %a2_w_v: tensor<32x32xf32> {tfm.weight = "attention2.W_v.weight"},
+    %a2_w_o: tensor<32x32xf32> {tfm.weight = "attention2.W_o.weight"},
+    %ln2_g: tensor<32xf32> {tfm.weight = "addnorm2.ln.weight"},
+    %ln2_b: tensor<32xf32> {tfm.weight = "addnorm2.ln.bias"},
+    %ffn_w1: tensor<64x32xf32> {tfm.weight = "ffn.dense1.weight"},
+    %ffn_b1: tensor<64xf32> {tfm.weight = "ffn.dense1.bias"},
+    %ffn_w2: tensor<32x64xf32> {tfm.weight = "ffn.dense2.weight"},
+    %ffn_b2: tensor<32xf32> {tfm.weight = "ffn.dense2.bias"},
+    %ln3_g: tensor<32xf32> {tfm.weight = "addnorm3.ln.weight"},
+    %ln3_b: tensor<32xf32> {tfm.weight = "addnorm3.ln.bias"})
     -> tensor<2x10x32xf32> {
   // Masked (causal) self-attention over the target sequence.
   %self = tfm.multi_head_attention %X, %X, %X

@@ -14,7 +14,8 @@
 // d2l's MultiHeadAttention uses bias=False, so only its four nn.Linear
 // weights are present; its PositionWiseFFN (nn.LazyLinear) has biases. Every
 // parameter is a function argument, in the order of the PyTorch state_dict,
-// so that a compiler can bind them from a weights file:
+// marked {tfm.weight = "<its state_dict name>"} so that tfm-compile binds it
+// from a weights file (examples/make_weights.py writes one):
 //
 //   %w_q, %w_k, %w_v, %w_o   attention.W_{q,k,v,o}.weight   [32, 32]
 //   %ln1_g, %ln1_b           addnorm1.ln.{weight,bias}      [32]
@@ -22,13 +23,21 @@
 //   %ffn_w2, %ffn_b2         ffn.dense2.{weight,bias}       [32, 64], [32]
 //   %ln2_g, %ln2_b           addnorm2.ln.{weight,bias}      [32]
 
-func.func @main(%X: tensor<2x10x32xf32>, %valid_lens: tensor<2xi32>,
-                %w_q: tensor<32x32xf32>, %w_k: tensor<32x32xf32>,
-                %w_v: tensor<32x32xf32>, %w_o: tensor<32x32xf32>,
-                %ln1_g: tensor<32xf32>, %ln1_b: tensor<32xf32>,
-                %ffn_w1: tensor<64x32xf32>, %ffn_b1: tensor<64xf32>,
-                %ffn_w2: tensor<32x64xf32>, %ffn_b2: tensor<32xf32>,
-                %ln2_g: tensor<32xf32>, %ln2_b: tensor<32xf32>)
+func.func @main(
+    %X: tensor<2x10x32xf32>,
+    %valid_lens: tensor<2xi32>,
+    %w_q: tensor<32x32xf32> {tfm.weight = "attention.W_q.weight"},
+    %w_k: tensor<32x32xf32> {tfm.weight = "attention.W_k.weight"},
+    %w_v: tensor<32x32xf32> {tfm.weight = "attention.W_v.weight"},
+    %w_o: tensor<32x32xf32> {tfm.weight = "attention.W_o.weight"},
+    %ln1_g: tensor<32xf32> {tfm.weight = "addnorm1.ln.weight"},
+    %ln1_b: tensor<32xf32> {tfm.weight = "addnorm1.ln.bias"},
+    %ffn_w1: tensor<64x32xf32> {tfm.weight = "ffn.dense1.weight"},
+    %ffn_b1: tensor<64xf32> {tfm.weight = "ffn.dense1.bias"},
+    %ffn_w2: tensor<32x64xf32> {tfm.weight = "ffn.dense2.weight"},
+    %ffn_b2: tensor<32xf32> {tfm.weight = "ffn.dense2.bias"},
+    %ln2_g: tensor<32xf32> {tfm.weight = "addnorm2.ln.weight"},
+    %ln2_b: tensor<32xf32> {tfm.weight = "addnorm2.ln.bias"})
     -> tensor<2x10x32xf32> {
   // Self-attention: queries, keys and values are all X.
   %attn = tfm.multi_head_attention %X, %X, %X

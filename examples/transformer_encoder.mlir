@@ -13,9 +13,11 @@
 //   result       [2, 10, 32]                            f32
 //
 // Every parameter is a function argument, in the order of the PyTorch
-// state_dict: embedding.weight, then the twelve parameters of blks.block0
-// and of blks.block1, each in the order of @encoder_block's arguments
-// (the same as examples/encoder_block.mlir):
+// state_dict, marked {tfm.weight = "<its state_dict name>"} so that
+// tfm-compile binds it from a weights file (examples/make_weights.py writes
+// one): embedding.weight, then the twelve parameters of blks.block0 and of
+// blks.block1, each in the order of @encoder_block's arguments (the same as
+// examples/encoder_block.mlir, under the prefix blks.blockK.):
 //
 //   W_q, W_k, W_v, W_o       attention.W_{q,k,v,o}.weight   [32, 32]
 //   ln1 gamma, beta          addnorm1.ln.{weight,bias}      [32]
@@ -26,22 +28,36 @@
 // The two blocks have separate weights and share the code of the private
 // function @encoder_block.
 
-func.func @main(%tokens: tensor<2x10xi64>, %valid_lens: tensor<2xi32>,
-                %embedding: tensor<200x32xf32>,
-                // blks.block0
-                %b0_w_q: tensor<32x32xf32>, %b0_w_k: tensor<32x32xf32>,
-                %b0_w_v: tensor<32x32xf32>, %b0_w_o: tensor<32x32xf32>,
-                %b0_ln1_g: tensor<32xf32>, %b0_ln1_b: tensor<32xf32>,
-                %b0_ffn_w1: tensor<64x32xf32>, %b0_ffn_b1: tensor<64xf32>,
-                %b0_ffn_w2: tensor<32x64xf32>, %b0_ffn_b2: tensor<32xf32>,
-                %b0_ln2_g: tensor<32xf32>, %b0_ln2_b: tensor<32xf32>,
-                // blks.block1
-                %b1_w_q: tensor<32x32xf32>, %b1_w_k: tensor<32x32xf32>,
-                %b1_w_v: tensor<32x32xf32>, %b1_w_o: tensor<32x32xf32>,
-                %b1_ln1_g: tensor<32xf32>, %b1_ln1_b: tensor<32xf32>,
-                %b1_ffn_w1: tensor<64x32xf32>, %b1_ffn_b1: tensor<64xf32>,
-                %b1_ffn_w2: tensor<32x64xf32>, %b1_ffn_b2: tensor<32xf32>,
-                %b1_ln2_g: tensor<32xf32>, %b1_ln2_b: tensor<32xf32>)
+func.func @main(
+    %tokens: tensor<2x10xi64>,
+    %valid_lens: tensor<2xi32>,
+    %embedding: tensor<200x32xf32> {tfm.weight = "embedding.weight"},
+    // blks.block0
+    %b0_w_q: tensor<32x32xf32> {tfm.weight = "blks.block0.attention.W_q.weight"},
+    %b0_w_k: tensor<32x32xf32> {tfm.weight = "blks.block0.attention.W_k.weight"},
+    %b0_w_v: tensor<32x32xf32> {tfm.weight = "blks.block0.attention.W_v.weight"},
+    %b0_w_o: tensor<32x32xf32> {tfm.weight = "blks.block0.attention.W_o.weight"},
+    %b0_ln1_g: tensor<32xf32> {tfm.weight = "blks.block0.addnorm1.ln.weight"},
+    %b0_ln1_b: tensor<32xf32> {tfm.weight = "blks.block0.addnorm1.ln.bias"},
+    %b0_ffn_w1: tensor<64x32xf32> {tfm.weight = "blks.block0.ffn.dense1.weight"},
+    %b0_ffn_b1: tensor<64xf32> {tfm.weight = "blks.block0.ffn.dense1.bias"},
+    %b0_ffn_w2: tensor<32x64xf32> {tfm.weight = "blks.block0.ffn.dense2.weight"},
+    %b0_ffn_b2: tensor<32xf32> {tfm.weight = "blks.block0.ffn.dense2.bias"},
+    %b0_ln2_g: tensor<32xf32> {tfm.weight = "blks.block0.addnorm2.ln.weight"},
+    %b0_ln2_b: tensor<32xf32> {tfm.weight = "blks.block0.addnorm2.ln.bias"},
+    // blks.block1
+    %b1_w_q: tensor<32x32xf32> {tfm.weight = "blks.block1.attention.W_q.weight"},
+    %b1_w_k: tensor<32x32xf32> {tfm.weight = "blks.block1.attention.W_k.weight"},
+    %b1_w_v: tensor<32x32xf32> {tfm.weight = "blks.block1.attention.W_v.weight"},
+    %b1_w_o: tensor<32x32xf32> {tfm.weight = "blks.block1.attention.W_o.weight"},
+    %b1_ln1_g: tensor<32xf32> {tfm.weight = "blks.block1.addnorm1.ln.weight"},
+    %b1_ln1_b: tensor<32xf32> {tfm.weight = "blks.block1.addnorm1.ln.bias"},
+    %b1_ffn_w1: tensor<64x32xf32> {tfm.weight = "blks.block1.ffn.dense1.weight"},
+    %b1_ffn_b1: tensor<64xf32> {tfm.weight = "blks.block1.ffn.dense1.bias"},
+    %b1_ffn_w2: tensor<32x64xf32> {tfm.weight = "blks.block1.ffn.dense2.weight"},
+    %b1_ffn_b2: tensor<32xf32> {tfm.weight = "blks.block1.ffn.dense2.bias"},
+    %b1_ln2_g: tensor<32xf32> {tfm.weight = "blks.block1.addnorm2.ln.weight"},
+    %b1_ln2_b: tensor<32xf32> {tfm.weight = "blks.block1.addnorm2.ln.bias"})
     -> tensor<2x10x32xf32> {
   // embedding(tokens) * sqrt(32), then + P and PositionalEncoding's dropout.
   %emb = tfm.embedding %tokens, %embedding {scale_by_sqrt_dim}

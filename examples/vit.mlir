@@ -27,42 +27,64 @@
 // works token by token, so this equals d2l's head(X[:, 0]).
 //
 // Parameters are function arguments after the image, in the order of the
-// PyTorch state_dict of d2l's ViT:
+// PyTorch state_dict of d2l's ViT, each marked
+// {tfm.weight = "<its state_dict name>"} so that tfm-compile binds it from a
+// weights file (examples/make_weights.py writes one):
 //
 //   %cls_token          cls_token                        [1, 1, 48]
 //   %pos_embedding      pos_embedding                    [1, 17, 48]
 //   %patch_w, %patch_b  patch_embedding.conv.{weight,bias} [48, 3, 8, 8], [48]
-//   %bK_*               blks.blockK (K = 0, 1), in the order of @vit_block's
-//                       arguments: ln1, attention W_q/b_q ... W_o/b_o, ln2,
-//                       mlp dense1, dense2
-//   %head_ln_g, _b      head[0] (LayerNorm) {weight,bias}  [48]
-//   %head_w, %head_b    head[1] (Linear) {weight,bias}     [10, 48], [10]
+//   %bK_*               blks.blockK.* (K = 0, 1), in the order of @vit_block's
+//                       arguments: ln1, attention.W_q.{weight,bias} ...
+//                       attention.W_o.*, ln2, mlp.dense1.*, mlp.dense2.*
+//   %head_ln_g, _b      head.0 (LayerNorm) {weight,bias}   [48]
+//   %head_w, %head_b    head.1 (Linear) {weight,bias}      [10, 48], [10]
 
-func.func @main(%image: tensor<1x3x32x32xf32>,
-                %cls_token: tensor<1x1x48xf32>,
-                %pos_embedding: tensor<1x17x48xf32>,
-                %patch_w: tensor<48x3x8x8xf32>, %patch_b: tensor<48xf32>,
-                // blks.block0
-                %b0_ln1_g: tensor<48xf32>, %b0_ln1_b: tensor<48xf32>,
-                %b0_w_q: tensor<48x48xf32>, %b0_b_q: tensor<48xf32>,
-                %b0_w_k: tensor<48x48xf32>, %b0_b_k: tensor<48xf32>,
-                %b0_w_v: tensor<48x48xf32>, %b0_b_v: tensor<48xf32>,
-                %b0_w_o: tensor<48x48xf32>, %b0_b_o: tensor<48xf32>,
-                %b0_ln2_g: tensor<48xf32>, %b0_ln2_b: tensor<48xf32>,
-                %b0_mlp_w1: tensor<96x48xf32>, %b0_mlp_b1: tensor<96xf32>,
-                %b0_mlp_w2: tensor<48x96xf32>, %b0_mlp_b2: tensor<48xf32>,
-                // blks.block1
-                %b1_ln1_g: tensor<48xf32>, %b1_ln1_b: tensor<48xf32>,
-                %b1_w_q: tensor<48x48xf32>, %b1_b_q: tensor<48xf32>,
-                %b1_w_k: tensor<48x48xf32>, %b1_b_k: tensor<48xf32>,
-                %b1_w_v: tensor<48x48xf32>, %b1_b_v: tensor<48xf32>,
-                %b1_w_o: tensor<48x48xf32>, %b1_b_o: tensor<48xf32>,
-                %b1_ln2_g: tensor<48xf32>, %b1_ln2_b: tensor<48xf32>,
-                %b1_mlp_w1: tensor<96x48xf32>, %b1_mlp_b1: tensor<96xf32>,
-                %b1_mlp_w2: tensor<48x96xf32>, %b1_mlp_b2: tensor<48xf32>,
-                // head
-                %head_ln_g: tensor<48xf32>, %head_ln_b: tensor<48xf32>,
-                %head_w: tensor<10x48xf32>, %head_b: tensor<10xf32>)
+func.func @main(
+    %image: tensor<1x3x32x32xf32>,
+    %cls_token: tensor<1x1x48xf32> {tfm.weight = "cls_token"},
+    %pos_embedding: tensor<1x17x48xf32> {tfm.weight = "pos_embedding"},
+    %patch_w: tensor<48x3x8x8xf32> {tfm.weight = "patch_embedding.conv.weight"},
+    %patch_b: tensor<48xf32> {tfm.weight = "patch_embedding.conv.bias"},
+    // blks.block0
+    %b0_ln1_g: tensor<48xf32> {tfm.weight = "blks.block0.ln1.weight"},
+    %b0_ln1_b: tensor<48xf32> {tfm.weight = "blks.block0.ln1.bias"},
+    %b0_w_q: tensor<48x48xf32> {tfm.weight = "blks.block0.attention.W_q.weight"},
+    %b0_b_q: tensor<48xf32> {tfm.weight = "blks.block0.attention.W_q.bias"},
+    %b0_w_k: tensor<48x48xf32> {tfm.weight = "blks.block0.attention.W_k.weight"},
+    %b0_b_k: tensor<48xf32> {tfm.weight = "blks.block0.attention.W_k.bias"},
+    %b0_w_v: tensor<48x48xf32> {tfm.weight = "blks.block0.attention.W_v.weight"},
+    %b0_b_v: tensor<48xf32> {tfm.weight = "blks.block0.attention.W_v.bias"},
+    %b0_w_o: tensor<48x48xf32> {tfm.weight = "blks.block0.attention.W_o.weight"},
+    %b0_b_o: tensor<48xf32> {tfm.weight = "blks.block0.attention.W_o.bias"},
+    %b0_ln2_g: tensor<48xf32> {tfm.weight = "blks.block0.ln2.weight"},
+    %b0_ln2_b: tensor<48xf32> {tfm.weight = "blks.block0.ln2.bias"},
+    %b0_mlp_w1: tensor<96x48xf32> {tfm.weight = "blks.block0.mlp.dense1.weight"},
+    %b0_mlp_b1: tensor<96xf32> {tfm.weight = "blks.block0.mlp.dense1.bias"},
+    %b0_mlp_w2: tensor<48x96xf32> {tfm.weight = "blks.block0.mlp.dense2.weight"},
+    %b0_mlp_b2: tensor<48xf32> {tfm.weight = "blks.block0.mlp.dense2.bias"},
+    // blks.block1
+    %b1_ln1_g: tensor<48xf32> {tfm.weight = "blks.block1.ln1.weight"},
+    %b1_ln1_b: tensor<48xf32> {tfm.weight = "blks.block1.ln1.bias"},
+    %b1_w_q: tensor<48x48xf32> {tfm.weight = "blks.block1.attention.W_q.weight"},
+    %b1_b_q: tensor<48xf32> {tfm.weight = "blks.block1.attention.W_q.bias"},
+    %b1_w_k: tensor<48x48xf32> {tfm.weight = "blks.block1.attention.W_k.weight"},
+    %b1_b_k: tensor<48xf32> {tfm.weight = "blks.block1.attention.W_k.bias"},
+    %b1_w_v: tensor<48x48xf32> {tfm.weight = "blks.block1.attention.W_v.weight"},
+    %b1_b_v: tensor<48xf32> {tfm.weight = "blks.block1.attention.W_v.bias"},
+    %b1_w_o: tensor<48x48xf32> {tfm.weight = "blks.block1.attention.W_o.weight"},
+    %b1_b_o: tensor<48xf32> {tfm.weight = "blks.block1.attention.W_o.bias"},
+    %b1_ln2_g: tensor<48xf32> {tfm.weight = "blks.block1.ln2.weight"},
+    %b1_ln2_b: tensor<48xf32> {tfm.weight = "blks.block1.ln2.bias"},
+    %b1_mlp_w1: tensor<96x48xf32> {tfm.weight = "blks.block1.mlp.dense1.weight"},
+    %b1_mlp_b1: tensor<96xf32> {tfm.weight = "blks.block1.mlp.dense1.bias"},
+    %b1_mlp_w2: tensor<48x96xf32> {tfm.weight = "blks.block1.mlp.dense2.weight"},
+    %b1_mlp_b2: tensor<48xf32> {tfm.weight = "blks.block1.mlp.dense2.bias"},
+    // head
+    %head_ln_g: tensor<48xf32> {tfm.weight = "head.0.weight"},
+    %head_ln_b: tensor<48xf32> {tfm.weight = "head.0.bias"},
+    %head_w: tensor<10x48xf32> {tfm.weight = "head.1.weight"},
+    %head_b: tensor<10xf32> {tfm.weight = "head.1.bias"})
     -> tensor<1x10xf32> {
   // [1, 3, 32, 32] -> 16 patches of 3 * 8 * 8 pixels -> [1, 16, 48].
   %patches = tfm.patch_embed %image, %patch_w, %patch_b
