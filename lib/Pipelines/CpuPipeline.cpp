@@ -54,8 +54,12 @@ void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
 
 /// tfm, and elementwise arith and math on tensors, to linalg on tensors,
 /// with elementwise producers fused into their consumers.
-static void buildLinalgStage(OpPassManager &pm) {
-  pm.addPass(createTfmTileAttention());
+static void buildLinalgStage(OpPassManager &pm,
+                             const CpuPipelineConfig &config) {
+  TfmTileAttentionOptions tiles;
+  tiles.qTileSize = config.attentionQTile;
+  tiles.kvTileSize = config.attentionKvTile;
+  pm.addPass(createTfmTileAttention(tiles));
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
@@ -124,19 +128,19 @@ static void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void tfm::buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter, bool fusion,
-                           unsigned vectorWidthBits) {
-  buildGraphOptimizerPipeline(pm, fusion);
-  if (stopAfter == CpuStage::Graph)
+void tfm::buildCpuPipeline(OpPassManager &pm,
+                           const CpuPipelineConfig &config) {
+  buildGraphOptimizerPipeline(pm, config.fusion);
+  if (config.stopAfter == CpuStage::Graph)
     return;
-  buildLinalgStage(pm);
-  if (stopAfter == CpuStage::Linalg)
+  buildLinalgStage(pm, config);
+  if (config.stopAfter == CpuStage::Linalg)
     return;
-  buildVectorStage(pm, vectorWidthBits);
-  if (stopAfter == CpuStage::Vector)
+  buildVectorStage(pm, config.vectorWidthBits);
+  if (config.stopAfter == CpuStage::Vector)
     return;
   buildBufferizationStage(pm);
-  if (stopAfter == CpuStage::Bufferized)
+  if (config.stopAfter == CpuStage::Bufferized)
     return;
   buildLLVMStage(pm);
 }
@@ -152,10 +156,15 @@ void tfm::registerTfmPipelines() {
       "The CPU pipeline of tfm-compile: graph optimizer, tfm to linalg, "
       "tiling and vectorization, bufferization, and lowering to LLVM",
       [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        std::optional<CpuStage> stage = parseCpuStage(options.stopAfter);
+        CpuPipelineConfig config;
         // An unknown stage name runs the whole pipeline; tfm-compile rejects
         // it with a diagnostic before getting here.
-        buildCpuPipeline(pm, stage.value_or(CpuStage::LLVM), options.fusion,
-                         options.vectorWidthBits);
+        config.stopAfter =
+            parseCpuStage(options.stopAfter).value_or(CpuStage::LLVM);
+        config.fusion = options.fusion;
+        config.vectorWidthBits = options.vectorWidthBits;
+        config.attentionQTile = options.attentionQTile;
+        config.attentionKvTile = options.attentionKvTile;
+        buildCpuPipeline(pm, config);
       });
 }

@@ -187,15 +187,16 @@ SoftmaxState addKeyBlock(OpBuilder &b, Location loc,
         Value col = arith::AddIOp::create(
             nb, nloc, linalg::IndexOp::create(nb, nloc, 1), k0);
         unsigned next = 1;
-        if (rowLens) {
-          Value len = args[next++];
+        Value len = rowLens ? args[next++] : Value();
+        Value maskValue = maskTile ? args[next++] : Value();
+        if (maskValue)
+          x = arith::AddFOp::create(nb, nloc, x, maskValue);
+        if (len) {
           Value past = arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::sge,
                                              col, len);
           x = arith::SelectOp::create(nb, nloc, past,
                                       constantF32(nb, nloc, kMaskedScore), x);
         }
-        if (maskTile)
-          x = arith::AddFOp::create(nb, nloc, x, args[next++]);
         if (p.causal) {
           Value above = arith::CmpIOp::create(
               nb, nloc, arith::CmpIPredicate::ugt, col, row);
@@ -207,24 +208,35 @@ SoftmaxState addKeyBlock(OpBuilder &b, Location loc,
         return x;
       });
 
-  // m' = max(m, rowmax(s))
+  // Every update below writes into the loop-carried state in place, so that
+  // bufferization keeps one buffer per state across the key loop.
+  //
+  // rowmax(s), then m' = max(m, rowmax(s)) written over m, and
+  // correction = exp(m - m').
   SmallVector<utils::IteratorType> rowReduce{utils::IteratorType::parallel,
                                              utils::IteratorType::reduction};
-  Value blockMax = generic(
-      b, loc, ValueRange{masked}, state.max, {id2, rowMap}, rowReduce,
+  Value rowMax = generic(
+      b, loc, ValueRange{masked},
+      filled(b, loc, {rows}, f32, -std::numeric_limits<double>::infinity()),
+      {id2, rowMap}, rowReduce,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
         return arith::MaximumFOp::create(nb, nloc, args[0], args[1]);
       });
   auto id1 = AffineMap::getMultiDimIdentityMap(1, ctx);
   SmallVector<utils::IteratorType> parallel1(1, utils::IteratorType::parallel);
-  // correction = exp(m - m')
-  Value correction = generic(
-      b, loc, ValueRange{state.max, blockMax},
-      tensor::EmptyOp::create(b, loc, {rows}, f32), {id1, id1, id1}, parallel1,
-      [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Value d = arith::SubFOp::create(nb, nloc, args[0], args[1]);
-        return math::ExpOp::create(nb, nloc, d);
+  Value correctionInit = tensor::EmptyOp::create(b, loc, {rows}, f32);
+  auto update = linalg::GenericOp::create(
+      b, loc, TypeRange{correctionInit.getType(), state.max.getType()},
+      ValueRange{rowMax}, ValueRange{correctionInit, state.max},
+      ArrayRef<AffineMap>{id1, id1, id1}, parallel1,
+      [](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value newMax = arith::MaximumFOp::create(nb, nloc, args[2], args[0]);
+        Value d = arith::SubFOp::create(nb, nloc, args[2], newMax);
+        Value correction = math::ExpOp::create(nb, nloc, d);
+        linalg::YieldOp::create(nb, nloc, ValueRange{correction, newMax});
       });
+  Value correction = update.getResult(0);
+  Value blockMax = update.getResult(1);
   // p = exp(s - m')
   Value probs = generic(
       b, loc, ValueRange{masked, blockMax},
@@ -236,10 +248,9 @@ SoftmaxState addKeyBlock(OpBuilder &b, Location loc,
       });
   // l' = l · correction + rowsum(p)
   Value scaledSum = generic(
-      b, loc, ValueRange{state.sum, correction},
-      tensor::EmptyOp::create(b, loc, {rows}, f32), {id1, id1, id1}, parallel1,
+      b, loc, ValueRange{correction}, state.sum, {id1, id1}, parallel1,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return arith::MulFOp::create(nb, nloc, args[0], args[1]);
+        return arith::MulFOp::create(nb, nloc, args[1], args[0]);
       });
   Value sum = generic(
       b, loc, ValueRange{probs}, scaledSum, {id2, rowMap}, rowReduce,
@@ -248,11 +259,9 @@ SoftmaxState addKeyBlock(OpBuilder &b, Location loc,
       });
   // acc' = acc · correction + p · V_block
   Value scaledAcc = generic(
-      b, loc, ValueRange{state.acc, correction},
-      tensor::EmptyOp::create(b, loc, {rows, p.valueDim}, f32),
-      {id2, rowMap, id2}, parallel2,
+      b, loc, ValueRange{correction}, state.acc, {rowMap, id2}, parallel2,
       [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        return arith::MulFOp::create(nb, nloc, args[0], args[1]);
+        return arith::MulFOp::create(nb, nloc, args[1], args[0]);
       });
   auto vBlockType = RankedTensorType::get({blockKeys, p.valueDim}, f32);
   Value vBlock = tensor::ExtractSliceOp::create(

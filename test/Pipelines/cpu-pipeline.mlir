@@ -13,9 +13,13 @@
 // GRAPH: tfm.attention {{.*}} {causal}
 // GRAPH-NOT: func.func @block
 
+// Attention is tiled into flash attention: query tiles in parallel, and
+// key blocks with an online softmax.
 // LINALG-NOT: tfm.attention
-// LINALG: linalg.batch_matmul
-// LINALG: linalg.batch_matmul
+// LINALG: scf.forall
+// LINALG: linalg.matmul
+// LINALG: math.exp
+// LINALG: linalg.matmul
 
 // VECTOR-NOT: linalg.
 // VECTOR: vector<1x1x8xf32>

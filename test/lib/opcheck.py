@@ -549,7 +549,7 @@ def run(command):
         sys.exit(2)
 
 
-def check(case, compiler, work, tolerance):
+def check(case, compiler, work, tolerance, flags=()):
     os.makedirs(work, exist_ok=True)
     graph = os.path.join(work, "graph.mlir")
     with open(graph, "w") as f:
@@ -559,7 +559,7 @@ def check(case, compiler, work, tolerance):
     for name, array in case.args:
         inputs.append(os.path.join(work, name + ".npy"))
         np.save(inputs[-1], array)
-    run([compiler, graph, "-o", exe])
+    run([compiler, graph, "-o", exe] + list(flags))
     run([exe, "-o", out] + inputs)
     result = np.load(out)
     if result.shape != case.expected.shape or result.dtype != np.float32:
@@ -589,6 +589,8 @@ def main():
     parser.add_argument("--work", help="where to write the graph, inputs, "
                         "executable and result (default: a temporary dir)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--flag", action="append", default=[],
+                        help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=TOLERANCE)
     parser.add_argument("--print", action="store_true",
                         help="print the graph and stop")
@@ -606,9 +608,11 @@ def main():
         print(graph_text(case), end="")
         return 0
     if args.work:
-        return 0 if check(case, args.compiler, args.work, args.tolerance) else 1
+        return 0 if check(case, args.compiler, args.work, args.tolerance,
+                          args.flag) else 1
     with tempfile.TemporaryDirectory() as work:
-        return 0 if check(case, args.compiler, work, args.tolerance) else 1
+        return 0 if check(case, args.compiler, work, args.tolerance,
+                          args.flag) else 1
 
 
 if __name__ == "__main__":

@@ -82,6 +82,14 @@ cl::opt<bool> noFusion(
     "no-fusion",
     cl::desc("Skip the graph optimizer's fusions (to compare with them)"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> attentionQTile(
+    "attention-q-tile",
+    cl::desc("Query rows per flash-attention tile (default: automatic)"),
+    cl::init(0), cl::cat(category));
+cl::opt<int64_t> attentionKvTile(
+    "attention-kv-tile",
+    cl::desc("Keys per flash-attention block (default: automatic)"),
+    cl::init(0), cl::cat(category));
 cl::opt<std::string> cpu("mcpu", cl::desc("CPU to compile for"),
                          cl::init("native"), cl::cat(category));
 cl::opt<std::string> runtimeDir(
@@ -166,8 +174,13 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return fail(error);
 
   PassManager pm(&context);
-  tfm::buildCpuPipeline(pm, *stage, /*fusion=*/!noFusion,
-                        tfm::getVectorWidthBits(*machine));
+  tfm::CpuPipelineConfig config;
+  config.stopAfter = *stage;
+  config.fusion = !noFusion;
+  config.vectorWidthBits = tfm::getVectorWidthBits(*machine);
+  config.attentionQTile = attentionQTile;
+  config.attentionKvTile = attentionKvTile;
+  tfm::buildCpuPipeline(pm, config);
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
   if (failed(pm.run(*module)))

@@ -49,6 +49,14 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Run the graph optimizer's fusions (attention, "
                      "multi-head attention, LayerNorm, GELU, linear)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> attentionQTile{
+      *this, "attention-q-tile",
+      llvm::cl::desc("Query rows per flash-attention tile (0: automatic)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionKvTile{
+      *this, "attention-kv-tile",
+      llvm::cl::desc("Keys per flash-attention block (0: automatic)"),
+      llvm::cl::init(0)};
   PassOptions::Option<unsigned> vectorWidthBits{
       *this, "vector-width-bits",
       llvm::cl::desc("Width of the target's vector registers in bits"),
@@ -59,10 +67,18 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// `fusion` is false) and dead symbol removal. Target-independent.
 void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
 
+/// What tfm-compile and `tfm-cpu-pipeline` let a user choose.
+struct CpuPipelineConfig {
+  CpuStage stopAfter = CpuStage::LLVM;
+  bool fusion = true;
+  unsigned vectorWidthBits = 512;
+  int64_t attentionQTile = 0;
+  int64_t attentionKvTile = 0;
+};
+
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
-/// `stopAfter`.
-void buildCpuPipeline(OpPassManager &pm, CpuStage stopAfter, bool fusion,
-                      unsigned vectorWidthBits);
+/// `config.stopAfter`.
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineConfig &config);
 
 /// Registers `tfm-cpu-pipeline` and `tfm-graph-optimizer`.
 void registerTfmPipelines();

@@ -173,8 +173,8 @@ def TfmTileAttention : Pass<"tfm-tile-attention"> {
     - `causal` skips the key blocks above the diagonal of each query tile;
     - a per-batch `valid_lens` skips the blocks past the length (a length of
       0 keeps d2l's uniform weights over all keys);
-    - the scale, `valid_lens`, the additive mask and `causal` are applied to
-      each block in the order of the op's definition;
+    - the scale, the additive mask, `valid_lens` and `causal` are applied
+      to each block in the order of the op's definition;
     - sizes that are not a multiple of a tile get a remainder tile of static
       size, so every block has a static shape.
 

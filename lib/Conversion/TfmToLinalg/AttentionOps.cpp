@@ -387,11 +387,11 @@ namespace {
 struct ScoreMasking {
   /// A scalar of the accumulator type multiplying the scores, or null.
   Value scale;
+  /// An additive float mask broadcastable to the scores, or null.
+  Value mask;
   /// `[...]` or `[..., Sq]` integer lengths, or null: keys at or past the
   /// length get kMaskedScore (replacing the score, as d2l does).
   Value validLens;
-  /// An additive float mask broadcastable to the scores, or null.
-  Value mask;
   /// Whether key `j > i` gets -inf for query `i`.
   bool causal = false;
 };
@@ -522,6 +522,11 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
         if (masking.validLens || readMask || masking.causal)
           for (int64_t i = 0; i < rank; ++i)
             indices.push_back(linalg::IndexOp::create(nb, nloc, i));
+        if (masking.mask) {
+          Value m = maskArg >= 0 ? args[maskArg] : readMask(nb, nloc, indices);
+          x = arith::AddFOp::create(nb, nloc, x,
+                                    convertFloat(nb, nloc, m, accType));
+        }
         if (masking.validLens) {
           Value len = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
                                                  args[validLensArg]);
@@ -529,11 +534,6 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
               nb, nloc, arith::CmpIPredicate::sge, indices[rank - 1], len);
           Value fill = createFloatConstant(nb, nloc, accType, kMaskedScore);
           x = arith::SelectOp::create(nb, nloc, masked, fill, x);
-        }
-        if (masking.mask) {
-          Value m = maskArg >= 0 ? args[maskArg] : readMask(nb, nloc, indices);
-          x = arith::AddFOp::create(nb, nloc, x,
-                                    convertFloat(nb, nloc, m, accType));
         }
         if (masking.causal) {
           Value future =

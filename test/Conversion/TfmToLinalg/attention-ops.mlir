@@ -212,13 +212,13 @@ func.func @attention(%q: tensor<2x7x8xf32>, %k: tensor<2x6x8xf32>, %v: tensor<2x
 //       CHECK:     %[[SCALED:.*]] = arith.mulf %[[S]], %[[SCALE]]
 //       CHECK:     %[[QUERY:.*]] = linalg.index 1
 //       CHECK:     %[[KEY:.*]] = linalg.index 2
+//       CHECK:     %[[ADDED:.*]] = arith.addf %[[SCALED]], %[[M]]
 //       CHECK:     arith.cmpi sge, %[[KEY]]
 //       CHECK:     arith.constant -1.000000e+06 : f32
-//       CHECK:     %[[VALID:.*]] = arith.select
-//       CHECK:     %[[ADDED:.*]] = arith.addf %[[VALID]], %[[M]]
+//       CHECK:     %[[VALID:.*]] = arith.select {{.*}}, %[[ADDED]]
 //       CHECK:     %[[FUTURE:.*]] = arith.cmpi ugt, %[[KEY]], %[[QUERY]] : index
 //       CHECK:     %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
-//       CHECK:     %[[CAUSAL:.*]] = arith.select %[[FUTURE]], %[[NEGINF]], %[[ADDED]]
+//       CHECK:     %[[CAUSAL:.*]] = arith.select %[[FUTURE]], %[[NEGINF]], %[[VALID]]
 //       CHECK:     linalg.yield %[[CAUSAL]]
 func.func @attention_masks(%q: tensor<2x7x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x3xf32>, %lens: tensor<2xi32>, %mask: tensor<7x7xf32>) -> tensor<2x7x3xf32> {
   %0 = tfm.attention %q, %k, %v valid_lens(%lens) mask(%mask) {causal, scale = 0.5 : f64} : (tensor<2x7x8xf32>, tensor<2x7x8xf32>, tensor<2x7x3xf32>, tensor<2xi32>, tensor<7x7xf32>) -> tensor<2x7x3xf32>

@@ -94,14 +94,18 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     same leading batch dimensions; d2l's layout is `[batch * heads, S, D]`,
     PyTorch's `[batch, heads, S, D]`, and both are accepted.
 
-    - `scale` defaults to `1/sqrt(D)`.
-    - `valid_lens` (`[...]` per batch or `[..., Sq]` per query, `i32`/`i64`)
-      masks keys at or past the length with -1e6 after scaling, with d2l's
-      semantics (see `tfm.masked_softmax`).
-    - `mask` is an additive float mask broadcastable to the score shape
-      `[..., Sq, Sk]` (numpy rules, aligned on the right).
-    - `causal` lets query `i` attend only to keys `j <= i` (the mask is
-      aligned at the top left, as PyTorch's `is_causal`).
+    The scores are formed in this order:
+
+    1. `Q Kᵀ · scale`, where `scale` defaults to `1/sqrt(D)`;
+    2. plus `mask`, an additive float mask broadcastable to the score shape
+       `[..., Sq, Sk]` (numpy rules, aligned on the right);
+    3. `valid_lens` (`[...]` per batch or `[..., Sq]` per query,
+       `i32`/`i64`) replaces the scores of keys at or past the length by
+       -1e6, with d2l's semantics (see `tfm.masked_softmax`): a row of length
+       0 attends uniformly;
+    4. `causal` sets the score of key `j > i` to -inf for query `i` (aligned
+       at the top left, as PyTorch's `is_causal`), so that even a row of
+       length 0 attends only to the keys before it.
     - `dropout` is the rate of the dropout on the attention weights in the
       source model; it is the identity at inference.
 
