@@ -9,6 +9,8 @@ packages=(
   # Toolchain and LLVM/MLIR 22.
   cmake ninja-build clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev
   mlir-22-tools libfmt-dev
+  # OpenMP runtime for the parallel loops of compiled models.
+  libomp-22-dev
   # Test references (Debian's python3, not a pyenv one).
   python3 python3-numpy
 )

@@ -18,6 +18,9 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tfm_src_root", config.tfm_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# lit runs tests side by side; compiled models use one OpenMP thread unless a
+# test asks for more (as the parallel-loop tests do).
+config.environment["OMP_NUM_THREADS"] = "1"
 llvm_config.use_default_substitutions()
 
 # FileCheck, not and count come from LLVM; the tfm tools from the build.

@@ -6,11 +6,13 @@
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -95,6 +97,9 @@ static void buildBufferizationStage(OpPassManager &pm) {
 
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Parallel tiles (attention's query tiles, matmul panels) become
+  // scf.parallel loops, which the LLVM stage hands to OpenMP.
+  pm.addPass(createForallToParallelLoopPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -104,8 +109,16 @@ static void buildLLVMStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
       vector::VectorMultiReductionLowering::InnerReduction));
-  pm.addPass(createConvertVectorToSCFPass());
+  // Transfers of n-D vectors are unrolled into 1-D ones, without the
+  // temporary buffers and loops of the default lowering.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
   pm.addPass(createLowerAffinePass());
+  // Each scf.parallel becomes an OpenMP parallel loop; the thread count is
+  // libomp's (OMP_NUM_THREADS, which the executables' --threads sets). The
+  // canonicalizer then inlines the allocation scopes that hold no alloca.
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createTfmApproximateMath());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -123,6 +136,7 @@ static void buildLLVMStage(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

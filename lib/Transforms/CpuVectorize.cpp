@@ -149,11 +149,46 @@ struct TfmCpuVectorizePass
       vectorize(rewriter, op);
   }
 
+  /// Splits the columns of a matmul into panels computed in parallel (an
+  /// scf.forall, run by OpenMP threads), when they divide evenly into a few
+  /// register tiles each, then tiles each panel into register tiles.
+  void tileContraction(IRRewriter &rewriter, linalg::LinalgOp op,
+                       const linalg::ContractionDimensions &dims) {
+    int64_t lanes =
+        std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
+    int64_t cols = getRegisterTile(lanes, vectorWidthBits).cols;
+    unsigned n = dims.n.front();
+    int64_t size = op.getStaticLoopRanges()[n];
+    int64_t panel = 0;
+    for (int64_t candidate : {4 * cols, 2 * cols, cols})
+      if (!ShapedType::isDynamic(size) && size % candidate == 0 &&
+          size / candidate >= 2) {
+        panel = candidate;
+        break;
+      }
+    if (panel == 0)
+      return tileIntoRegisters(rewriter, op, dims);
+
+    SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+    sizes[n] = panel;
+    scf::SCFTilingOptions options;
+    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    if (failed(tiled))
+      return tileIntoRegisters(rewriter, op, dims);
+    rewriter.replaceOp(op, tiled->replacements);
+    tileIntoRegisters(rewriter, cast<linalg::LinalgOp>(tiled->tiledOps.back()),
+                      dims);
+  }
+
   /// Tiles a matmul into register tiles: n panels outermost (a panel of the
   /// right operand stays in cache while every row block uses it), then row
   /// blocks, then the reduction, one step at a time.
-  void tileContraction(IRRewriter &rewriter, linalg::LinalgOp op,
-                       const linalg::ContractionDimensions &dims) {
+  void tileIntoRegisters(IRRewriter &rewriter, linalg::LinalgOp op,
+                         const linalg::ContractionDimensions &dims) {
     int64_t lanes =
         std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
     RegisterTile tile = getRegisterTile(lanes, vectorWidthBits);
