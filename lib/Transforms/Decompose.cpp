@@ -14,6 +14,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <array>
+
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMDECOMPOSE
@@ -54,8 +56,51 @@ Value repeatInterleave(PatternRewriter &rewriter, Location loc,
   return tensor::CollapseShapeOp::create(rewriter, loc, wide, groups);
 }
 
+/// The three input projections of a self-attention computed with one GEMM:
+/// `linear(x, concat(W_q, W_k, W_v), concat(b_q, b_k, b_v)?)`, whose
+/// `[..., 3·D]` result is sliced into the `[..., D]` projections. Returns
+/// std::nullopt (creating nothing) unless the three weights, and the three
+/// biases, have one type with a static model dimension D.
+std::optional<std::array<Value, 3>> projectPacked(PatternRewriter &rewriter,
+                                                  MultiHeadAttentionOp op) {
+  Location loc = op.getLoc();
+  Type weightType = op.getWQ().getType();
+  int64_t modelDim = cast<RankedTensorType>(weightType).getDimSize(0);
+  if (ShapedType::isDynamic(modelDim) || op.getWK().getType() != weightType ||
+      op.getWV().getType() != weightType)
+    return std::nullopt;
+  Value bq = op.getBQ();
+  if (bq && (op.getBK().getType() != bq.getType() ||
+             op.getBV().getType() != bq.getType()))
+    return std::nullopt;
+
+  Value weight = tensor::ConcatOp::create(
+      rewriter, loc, /*dim=*/0, ValueRange{op.getWQ(), op.getWK(), op.getWV()});
+  Value bias;
+  if (bq)
+    bias = tensor::ConcatOp::create(rewriter, loc, /*dim=*/0,
+                                    ValueRange{bq, op.getBK(), op.getBV()});
+  Value packed = LinearOp::create(rewriter, loc, op.getQuery(), weight, bias);
+
+  // [B, S, 3·D] -> three [B, S, D] at offsets 0, D and 2·D of the last
+  // dimension.
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(rewriter, loc, packed);
+  sizes.back() = rewriter.getIndexAttr(modelDim);
+  SmallVector<OpFoldResult> offsets(sizes.size(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+  std::array<Value, 3> projections;
+  for (int64_t i = 0; i < 3; ++i) {
+    offsets.back() = rewriter.getIndexAttr(i * modelDim);
+    projections[i] = tensor::ExtractSliceOp::create(rewriter, loc, packed,
+                                                    offsets, sizes, strides);
+  }
+  return projections;
+}
+
 /// multi_head_attention -> linear ×3, split_heads ×3, attention,
-/// merge_heads, linear.
+/// merge_heads, linear. The three projections of a self-attention (query,
+/// key and value are one value) are one linear on the packed weight.
 struct DecomposeMultiHeadAttention
     : OpRewritePattern<MultiHeadAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -68,9 +113,21 @@ struct DecomposeMultiHeadAttention
       Value y = LinearOp::create(rewriter, loc, x, w, b);
       return SplitHeadsOp::create(rewriter, loc, y, heads);
     };
-    Value q = project(op.getQuery(), op.getWQ(), op.getBQ());
-    Value k = project(op.getKey(), op.getWK(), op.getBK());
-    Value v = project(op.getValue(), op.getWV(), op.getBV());
+    bool isSelfAttention =
+        op.getQuery() == op.getKey() && op.getKey() == op.getValue();
+    std::optional<std::array<Value, 3>> packed;
+    if (isSelfAttention)
+      packed = projectPacked(rewriter, op);
+    Value q, k, v;
+    if (packed) {
+      q = SplitHeadsOp::create(rewriter, loc, (*packed)[0], heads);
+      k = SplitHeadsOp::create(rewriter, loc, (*packed)[1], heads);
+      v = SplitHeadsOp::create(rewriter, loc, (*packed)[2], heads);
+    } else {
+      q = project(op.getQuery(), op.getWQ(), op.getBQ());
+      k = project(op.getKey(), op.getWK(), op.getBK());
+      v = project(op.getValue(), op.getWV(), op.getBV());
+    }
 
     Value validLens = op.getValidLens();
     if (validLens)

@@ -11,19 +11,23 @@
 // multi_head_attention
 //===----------------------------------------------------------------------===//
 
-// Without biases (d2l's default), self-attention: three projections split
-// into [batch * heads, seq, head_dim], one tfm.attention without any mask,
-// then merge_heads and the output projection.
+// Without biases (d2l's default), self-attention: the three projections are
+// one tfm.linear on the packed [W_q; W_k; W_v] weight, whose [2, 10, 96]
+// result is sliced at 0, 32 and 64 into Q, K and V; each is split into
+// [batch * heads, seq, head_dim], one tfm.attention without any mask, then
+// merge_heads and the output projection.
 
 // CHECK-LABEL: func.func @mha_no_biases
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<2x10x32xf32>
 // CHECK-SAME:    %[[WQ:[^:]*]]: tensor<32x32xf32>, %[[WK:[^:]*]]: tensor<32x32xf32>
 // CHECK-SAME:    %[[WV:[^:]*]]: tensor<32x32xf32>, %[[WO:[^:]*]]: tensor<32x32xf32>
-// CHECK:         %[[PQ:.*]] = tfm.linear %[[X]], %[[WQ]] : (tensor<2x10x32xf32>, tensor<32x32xf32>) -> tensor<2x10x32xf32>
+// CHECK:         %[[W:.*]] = tensor.concat dim(0) %[[WQ]], %[[WK]], %[[WV]] : (tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<96x32xf32>
+// CHECK:         %[[P:.*]] = tfm.linear %[[X]], %[[W]] : (tensor<2x10x32xf32>, tensor<96x32xf32>) -> tensor<2x10x96xf32>
+// CHECK:         %[[PQ:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [2, 10, 32] [1, 1, 1] : tensor<2x10x96xf32> to tensor<2x10x32xf32>
+// CHECK:         %[[PK:.*]] = tensor.extract_slice %[[P]][0, 0, 32] [2, 10, 32] [1, 1, 1]
+// CHECK:         %[[PV:.*]] = tensor.extract_slice %[[P]][0, 0, 64] [2, 10, 32] [1, 1, 1]
 // CHECK:         %[[Q:.*]] = tfm.split_heads %[[PQ]] {num_heads = 4 : i64} : (tensor<2x10x32xf32>) -> tensor<8x10x8xf32>
-// CHECK:         %[[PK:.*]] = tfm.linear %[[X]], %[[WK]] :
 // CHECK:         %[[K:.*]] = tfm.split_heads %[[PK]] {num_heads = 4 : i64}
-// CHECK:         %[[PV:.*]] = tfm.linear %[[X]], %[[WV]] :
 // CHECK:         %[[V:.*]] = tfm.split_heads %[[PV]] {num_heads = 4 : i64}
 // CHECK:         %[[A:.*]] = tfm.attention %[[Q]], %[[K]], %[[V]] : (tensor<8x10x8xf32>, tensor<8x10x8xf32>, tensor<8x10x8xf32>) -> tensor<8x10x8xf32>
 // CHECK:         %[[M:.*]] = tfm.merge_heads %[[A]] {num_heads = 4 : i64} : (tensor<8x10x8xf32>) -> tensor<2x10x32xf32>
@@ -73,6 +77,77 @@ func.func @mha_biases_cross(
          tensor<6x24xf32>, tensor<24xf32>, tensor<24xf32>, tensor<24xf32>,
          tensor<6xf32>) -> tensor<2x5x6xf32>
   return %0 : tensor<2x5x6xf32>
+}
+
+// -----
+
+// Self-attention with biases: the biases are packed like the weights.
+
+// CHECK-LABEL: func.func @mha_biases_self
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x5x12xf32>
+// CHECK-SAME:    %[[WQ:[^:]*]]: tensor<24x12xf32>, %[[WK:[^:]*]]: tensor<24x12xf32>, %[[WV:[^:]*]]: tensor<24x12xf32>, %[[WO:[^:]*]]: tensor<6x24xf32>
+// CHECK-SAME:    %[[BQ:[^:]*]]: tensor<24xf32>, %[[BK:[^:]*]]: tensor<24xf32>, %[[BV:[^:]*]]: tensor<24xf32>, %[[BO:[^:]*]]: tensor<6xf32>
+// CHECK:         %[[W:.*]] = tensor.concat dim(0) %[[WQ]], %[[WK]], %[[WV]] : {{.*}} -> tensor<72x12xf32>
+// CHECK:         %[[B:.*]] = tensor.concat dim(0) %[[BQ]], %[[BK]], %[[BV]] : (tensor<24xf32>, tensor<24xf32>, tensor<24xf32>) -> tensor<72xf32>
+// CHECK:         %[[P:.*]] = tfm.linear %[[X]], %[[W]], %[[B]] : (tensor<2x5x12xf32>, tensor<72x12xf32>, tensor<72xf32>) -> tensor<2x5x72xf32>
+// CHECK-COUNT-3: tensor.extract_slice %[[P]]
+// CHECK:         tfm.attention
+// CHECK:         %[[M:.*]] = tfm.merge_heads
+// CHECK:         tfm.linear %[[M]], %[[WO]], %[[BO]] : (tensor<2x5x24xf32>, tensor<6x24xf32>, tensor<6xf32>) -> tensor<2x5x6xf32>
+func.func @mha_biases_self(
+    %x: tensor<2x5x12xf32>,
+    %wq: tensor<24x12xf32>, %wk: tensor<24x12xf32>, %wv: tensor<24x12xf32>,
+    %wo: tensor<6x24xf32>, %bq: tensor<24xf32>, %bk: tensor<24xf32>,
+    %bv: tensor<24xf32>, %bo: tensor<6xf32>) -> tensor<2x5x6xf32> {
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%wq, %wk, %wv, %wo)
+      biases(%bq, %bk, %bv, %bo) {num_heads = 2 : i64}
+      : (tensor<2x5x12xf32>, tensor<2x5x12xf32>, tensor<2x5x12xf32>,
+         tensor<24x12xf32>, tensor<24x12xf32>, tensor<24x12xf32>,
+         tensor<6x24xf32>, tensor<24xf32>, tensor<24xf32>, tensor<24xf32>,
+         tensor<6xf32>) -> tensor<2x5x6xf32>
+  return %0 : tensor<2x5x6xf32>
+}
+
+// -----
+
+// Query and key are one value but the value is another (d2l's decoder
+// attends with the same keys and values, here the converse): not a
+// self-attention, so three projections.
+
+// CHECK-LABEL: func.func @mha_same_query_key
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<2x10x32xf32>, %[[Y:[^:]*]]: tensor<2x10x32xf32>, %[[W:[^:]*]]: tensor<32x32xf32>
+// CHECK-NOT:     tensor.concat
+// CHECK:         tfm.linear %[[X]], %[[W]] :
+// CHECK:         tfm.linear %[[X]], %[[W]] :
+// CHECK:         tfm.linear %[[Y]], %[[W]] :
+func.func @mha_same_query_key(%x: tensor<2x10x32xf32>, %y: tensor<2x10x32xf32>,
+                              %w: tensor<32x32xf32>) -> tensor<2x10x32xf32> {
+  %0 = tfm.multi_head_attention %x, %x, %y weights(%w, %w, %w, %w)
+      {num_heads = 4 : i64}
+      : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<2x10x32xf32>,
+         tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
+         tensor<32x32xf32>) -> tensor<2x10x32xf32>
+  return %0 : tensor<2x10x32xf32>
+}
+
+// -----
+
+// A self-attention whose model dimension is dynamic keeps three
+// projections: the slices of a packed one would need its size.
+
+// CHECK-LABEL: func.func @mha_self_dynamic_model_dim
+// CHECK-NOT:     tensor.concat
+// CHECK-COUNT-3: tfm.linear %{{[^,]*}}, %{{[^ ]*}} : (tensor<2x10x32xf32>, tensor<?x32xf32>) -> tensor<2x10x?xf32>
+func.func @mha_self_dynamic_model_dim(%x: tensor<2x10x32xf32>,
+                                      %w: tensor<?x32xf32>,
+                                      %wo: tensor<32x?xf32>)
+    -> tensor<2x10x32xf32> {
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %w, %w, %wo)
+      {num_heads = 4 : i64}
+      : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<2x10x32xf32>,
+         tensor<?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>,
+         tensor<32x?xf32>) -> tensor<2x10x32xf32>
+  return %0 : tensor<2x10x32xf32>
 }
 
 // -----
@@ -186,14 +261,17 @@ func.func @mha_valid_lens_mask_causal(%x: tensor<2x10x32xf32>,
 // -----
 
 // Dynamic batch: the heads multiply a dynamic batch into a dynamic
-// [? * heads], and the broadcast of valid_lens takes its batch size from
-// tensor.dim.
+// [? * heads], the slices of the packed projection take their batch size
+// from tensor.dim, and so does the broadcast of valid_lens.
 
 // CHECK-LABEL: func.func @mha_dynamic_batch
 // CHECK-SAME:    %[[X:[^:]*]]: tensor<?x10x32xf32>, %[[W:[^:]*]]: tensor<32x32xf32>, %[[LENS:[^:]*]]: tensor<?xi32>
 // CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
-// CHECK:         %[[P:.*]] = tfm.linear %[[X]], %[[W]] : (tensor<?x10x32xf32>, tensor<32x32xf32>) -> tensor<?x10x32xf32>
-// CHECK:         tfm.split_heads %[[P]] {num_heads = 4 : i64} : (tensor<?x10x32xf32>) -> tensor<?x10x8xf32>
+// CHECK:         %[[WP:.*]] = tensor.concat dim(0) %[[W]], %[[W]], %[[W]]
+// CHECK:         %[[P:.*]] = tfm.linear %[[X]], %[[WP]] : (tensor<?x10x32xf32>, tensor<96x32xf32>) -> tensor<?x10x96xf32>
+// CHECK:         %[[PB:.*]] = tensor.dim %[[P]], %[[C0]] : tensor<?x10x96xf32>
+// CHECK:         %[[PQ:.*]] = tensor.extract_slice %[[P]][0, 0, 0] [%[[PB]], 10, 32] [1, 1, 1] : tensor<?x10x96xf32> to tensor<?x10x32xf32>
+// CHECK:         tfm.split_heads %[[PQ]] {num_heads = 4 : i64} : (tensor<?x10x32xf32>) -> tensor<?x10x8xf32>
 // CHECK:         %[[B:.*]] = tensor.dim %[[LENS]], %[[C0]] : tensor<?xi32>
 // CHECK:         %[[INIT:.*]] = tensor.empty(%[[B]]) : tensor<?x4xi32>
 // CHECK:         %[[WIDE:.*]] = linalg.broadcast ins(%[[LENS]] : tensor<?xi32>) outs(%[[INIT]] : tensor<?x4xi32>) dimensions = [1]
