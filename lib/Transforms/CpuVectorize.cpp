@@ -123,6 +123,19 @@ struct TfmCpuVectorizePass
     MLIRContext *context = &getContext();
     IRRewriter rewriter(context);
 
+    // Aggregate ops such as linalg.softmax become the linalg ops they are
+    // made of, which are tiled like any other.
+    SmallVector<linalg::AggregatedOpInterface> aggregates;
+    getOperation()->walk([&](linalg::AggregatedOpInterface op) {
+      aggregates.push_back(op);
+    });
+    for (linalg::AggregatedOpInterface op : aggregates) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+      if (succeeded(parts))
+        rewriter.replaceOp(op, *parts);
+    }
+
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureTensorSemantics() && op.getNumLoops() > 0)

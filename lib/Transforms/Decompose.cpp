@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -56,6 +57,29 @@ Value repeatInterleave(PatternRewriter &rewriter, Location loc,
   return tensor::CollapseShapeOp::create(rewriter, loc, wide, groups);
 }
 
+/// Concatenates `values` along dimension 0: at compile time when they are all
+/// constants (weights, once bound), with tensor.concat otherwise.
+Value concatRows(PatternRewriter &rewriter, Location loc, ValueRange values) {
+  SmallVector<DenseElementsAttr> constants;
+  for (Value v : values) {
+    DenseElementsAttr attr;
+    if (!matchPattern(v, m_Constant(&attr)) || attr.isSplat())
+      break;
+    constants.push_back(attr);
+  }
+  if (constants.size() != values.size())
+    return tensor::ConcatOp::create(rewriter, loc, /*dim=*/0, values);
+  auto type = cast<RankedTensorType>(values.front().getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] *= values.size();
+  std::vector<char> data;
+  for (DenseElementsAttr attr : constants)
+    llvm::append_range(data, attr.getRawData());
+  auto packedType = RankedTensorType::get(shape, type.getElementType());
+  return arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::getFromRawBuffer(packedType, data));
+}
+
 /// The three input projections of a self-attention computed with one GEMM:
 /// `linear(x, concat(W_q, W_k, W_v), concat(b_q, b_k, b_v)?)`, whose
 /// `[..., 3·D]` result is sliced into the `[..., D]` projections. Returns
@@ -74,12 +98,11 @@ std::optional<std::array<Value, 3>> projectPacked(PatternRewriter &rewriter,
              op.getBV().getType() != bq.getType()))
     return std::nullopt;
 
-  Value weight = tensor::ConcatOp::create(
-      rewriter, loc, /*dim=*/0, ValueRange{op.getWQ(), op.getWK(), op.getWV()});
+  Value weight =
+      concatRows(rewriter, loc, ValueRange{op.getWQ(), op.getWK(), op.getWV()});
   Value bias;
   if (bq)
-    bias = tensor::ConcatOp::create(rewriter, loc, /*dim=*/0,
-                                    ValueRange{bq, op.getBK(), op.getBV()});
+    bias = concatRows(rewriter, loc, ValueRange{bq, op.getBK(), op.getBV()});
   Value packed = LinearOp::create(rewriter, loc, op.getQuery(), weight, bias);
 
   // [B, S, 3·D] -> three [B, S, D] at offsets 0, D and 2·D of the last

@@ -524,3 +524,25 @@ func.func @primitives_unchanged(
   return %a, %l, %n, %s : tensor<8x10x8xf32>, tensor<2x10x64xf32>,
       tensor<2x10x32xf32>, tensor<8x10x8xf32>
 }
+
+// -----
+
+// Constant projection weights of a self-attention are packed at compile
+// time: one [3·D, D] constant, no tensor.concat.
+
+// CHECK-LABEL: func.func @packed_constant_weights
+// CHECK-NOT: tensor.concat
+// CHECK: %[[W:.*]] = arith.constant dense<{{\[\[}}1.000000e+00, 2.000000e+00], [3.000000e+00, 4.000000e+00], [5.000000e+00, 6.000000e+00], [7.000000e+00, 8.000000e+00], [9.000000e+00, 1.000000e+01], [1.100000e+01, 1.200000e+01]]> : tensor<6x2xf32>
+// CHECK: tfm.linear %{{.*}}, %[[W]] : (tensor<1x3x2xf32>, tensor<6x2xf32>) -> tensor<1x3x6xf32>
+func.func @packed_constant_weights(%x: tensor<1x3x2xf32>) -> tensor<1x3x2xf32> {
+  %wq = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %wk = arith.constant dense<[[5.0, 6.0], [7.0, 8.0]]> : tensor<2x2xf32>
+  %wv = arith.constant dense<[[9.0, 10.0], [11.0, 12.0]]> : tensor<2x2xf32>
+  %wo = arith.constant dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
+  %y = tfm.multi_head_attention %x, %x, %x weights(%wq, %wk, %wv, %wo)
+      {num_heads = 1 : i64}
+      : (tensor<1x3x2xf32>, tensor<1x3x2xf32>, tensor<1x3x2xf32>,
+         tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>)
+      -> tensor<1x3x2xf32>
+  return %y : tensor<1x3x2xf32>
+}
