@@ -88,13 +88,16 @@ RegisterTile getRegisterTile(int64_t lanes, unsigned vectorWidthBits) {
 
 /// The m, n and k dimensions of `op` if it is a matmul, batched or not, whose
 /// right operand is row-major ([k, n]), so that a row of it is contiguous.
+/// Several m dimensions are allowed (a matmul on a [B, S, K] input whose
+/// leading dimensions were not collapsed): all but the innermost are then
+/// iterated like batch dimensions.
 std::optional<linalg::ContractionDimensions>
 getRowMajorMatmulDims(linalg::LinalgOp op) {
   if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
       dims->k.size() != 1)
     return std::nullopt;
   // The innermost result of the right operand's map must be n.
@@ -102,6 +105,12 @@ getRowMajorMatmulDims(linalg::LinalgOp op) {
   auto last = dyn_cast<AffineDimExpr>(rhs.getResults().back());
   if (!last || last.getPosition() != dims->n.front())
     return std::nullopt;
+  // Outer m dimensions become batch dimensions: the innermost m is the one
+  // register tiles span.
+  while (dims->m.size() > 1) {
+    dims->batch.push_back(dims->m.front());
+    dims->m.erase(dims->m.begin());
+  }
   return *dims;
 }
 
@@ -167,11 +176,34 @@ struct TfmCpuVectorizePass
   /// register tiles each, then tiles each panel into register tiles.
   void tileContraction(IRRewriter &rewriter, linalg::LinalgOp op,
                        const linalg::ContractionDimensions &dims) {
+    // Batched matmuls run their batches in parallel.
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    int64_t batches = 1;
+    for (unsigned b : dims.batch)
+      batches = ShapedType::isDynamic(ranges[b]) || batches < 0
+                    ? -1
+                    : batches * ranges[b];
+    if (batches >= 2) {
+      SmallVector<int64_t> sizes(op.getNumLoops(), 0);
+      for (unsigned b : dims.batch)
+        sizes[b] = 1;
+      scf::SCFTilingOptions options;
+      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      rewriter.setInsertionPoint(op);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (succeeded(tiled)) {
+        rewriter.replaceOp(op, tiled->replacements);
+        return tileIntoRegisters(
+            rewriter, cast<linalg::LinalgOp>(tiled->tiledOps.back()), dims);
+      }
+    }
     int64_t lanes =
         std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
     int64_t cols = getRegisterTile(lanes, vectorWidthBits).cols;
     unsigned n = dims.n.front();
-    int64_t size = op.getStaticLoopRanges()[n];
+    int64_t size = ranges[n];
     int64_t panel = 0;
     for (int64_t candidate : {4 * cols, 2 * cols, cols})
       if (!ShapedType::isDynamic(size) && size % candidate == 0 &&

@@ -39,3 +39,44 @@ func.func @softmax(%x: tensor<3x21xf32>) -> tensor<3x21xf32> {
       outs(%e : tensor<3x21xf32>) -> tensor<3x21xf32>
   return %s : tensor<3x21xf32>
 }
+
+// -----
+
+// A linear on a [B, S, K] input whose reshape was folded into the product
+// (two m dimensions) still takes the micro-kernel: the outer m dimension is
+// iterated like a batch.
+
+// CHECK-LABEL: func.func @matmul_two_m_dims
+// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+// CHECK-NOT: vector.multi_reduction <add>, {{.*}} : vector<1x1x1x16xf32>
+func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
+                             %y: tensor<1x9x64xf32>) -> tensor<1x9x64xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                       affine_map<(b, m, n, k) -> (k, n)>,
+                       affine_map<(b, m, n, k) -> (b, m, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x9x16xf32>, tensor<16x64xf32>)
+      outs(%y : tensor<1x9x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x9x64xf32>
+  return %0 : tensor<1x9x64xf32>
+}
+
+// -----
+
+// A batched matmul runs its batches in parallel.
+
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: scf.forall (%{{.*}}) in (12)
+// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
+                        %c: tensor<12x16x32xf32>) -> tensor<12x16x32xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
+      outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
+  return %0 : tensor<12x16x32xf32>
+}

@@ -208,6 +208,20 @@ static Value createContraction(OpBuilder &b, Location loc, Value lhs, Value rhs,
 /// one batch dimension is dynamic). The transpose is an indexing map.
 static Value createBatchedMatmul(OpBuilder &b, Location loc, Value lhs,
                                  Value rhs, bool transposeRhs, Type accType) {
+  // A transposed right operand is transposed once, so that the product reads
+  // it by rows: the CPU code generator's register-blocked micro-kernel needs
+  // a row-major right operand, and the transpose costs one pass over it.
+  if (transposeRhs) {
+    int64_t rhsRank = getTensorType(rhs).getRank();
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, rhsRank));
+    std::swap(perm[rhsRank - 1], perm[rhsRank - 2]);
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, rhs);
+    std::swap(sizes[rhsRank - 1], sizes[rhsRank - 2]);
+    Value init = tensor::EmptyOp::create(b, loc, sizes,
+                                         getTensorType(rhs).getElementType());
+    rhs = linalg::TransposeOp::create(b, loc, rhs, init, perm)->getResult(0);
+    transposeRhs = false;
+  }
   MLIRContext *ctx = b.getContext();
   int64_t rank = getTensorType(lhs).getRank();
   int64_t batchRank = rank - 2;

@@ -16,15 +16,13 @@ func.func @batch_matmul(%lhs: tensor<2x7x5xf32>, %rhs: tensor<2x5x3xf32>) -> ten
 
 // -----
 
-// transpose_rhs is an indexing map of linalg.batch_matmul, not a transpose.
+// transpose_rhs transposes the right operand once, so that the product
+// reads it by rows (what the CPU micro-kernel needs).
 
-//   CHECK-DAG: #[[$LHS_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-//   CHECK-DAG: #[[$RHS_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-//   CHECK-DAG: #[[$OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @batch_matmul_transpose_rhs
-//   CHECK-NOT:   linalg.transpose
-//       CHECK:   linalg.batch_matmul indexing_maps = [#[[$LHS_MAP]], #[[$RHS_MAP]], #[[$OUT_MAP]]]
-//  CHECK-SAME:     ins(%{{.*}}, %{{.*}} : tensor<2x7x5xf32>, tensor<2x3x5xf32>)
+//  CHECK-SAME:   %{{.*}}: tensor<2x7x5xf32>, %[[RHS:.*]]: tensor<2x3x5xf32>
+//       CHECK:   %[[T:.*]] = linalg.transpose ins(%[[RHS]] : tensor<2x3x5xf32>) outs(%{{.*}} : tensor<2x5x3xf32>) permutation = [0, 2, 1]
+//       CHECK:   linalg.batch_matmul ins(%{{.*}}, %[[T]] : tensor<2x7x5xf32>, tensor<2x5x3xf32>)
 func.func @batch_matmul_transpose_rhs(%lhs: tensor<2x7x5xf32>, %rhs: tensor<2x3x5xf32>) -> tensor<2x7x3xf32> {
   %0 = tfm.batch_matmul %lhs, %rhs {transpose_rhs} : (tensor<2x7x5xf32>, tensor<2x3x5xf32>) -> tensor<2x7x3xf32>
   return %0 : tensor<2x7x3xf32>
@@ -72,7 +70,7 @@ func.func @batch_matmul_4d_dynamic(%lhs: tensor<?x3x?x5xf32>, %rhs: tensor<?x3x5
 // linalg.generic over the full rank instead.
 
 //   CHECK-DAG: #[[$LHS_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
-//   CHECK-DAG: #[[$RHS_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3, d4)>
+//   CHECK-DAG: #[[$RHS_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
 //   CHECK-DAG: #[[$OUT_MAP:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @batch_matmul_two_dynamic_batch_dims
 //   CHECK-NOT:   tensor.collapse_shape
@@ -173,13 +171,14 @@ func.func @masked_softmax_f16(%x: tensor<2x3x7xf16>, %lens: tensor<2x3xi32>) -> 
 
 // -----
 
-// The reference form of attention: batch_matmul(Q, Kᵀ) through indexing maps,
+// The reference form of attention: batch_matmul(Q, Kᵀ) with K transposed once,
 // the scale 1/sqrt(8) in the masking generic, softmax, batch_matmul(·, V).
 
 // CHECK-LABEL: func.func @attention
 //  CHECK-SAME:   %[[Q:.*]]: tensor<2x7x8xf32>, %[[K:.*]]: tensor<2x6x8xf32>, %[[V:.*]]: tensor<2x6x3xf32>
 //       CHECK:   %[[SCALE:.*]] = arith.constant 0.353553385 : f32
-//       CHECK:   %[[QK:.*]] = linalg.batch_matmul indexing_maps = [{{.*}}] ins(%[[Q]], %[[K]] : tensor<2x7x8xf32>, tensor<2x6x8xf32>) outs(%{{.*}} : tensor<2x7x6xf32>)
+//       CHECK:   %[[KT:.*]] = linalg.transpose ins(%[[K]] : tensor<2x6x8xf32>)
+//       CHECK:   %[[QK:.*]] = linalg.batch_matmul ins(%[[Q]], %[[KT]] : tensor<2x7x8xf32>, tensor<2x8x6xf32>) outs(%{{.*}} : tensor<2x7x6xf32>)
 //       CHECK:   %[[SCORES:.*]] = linalg.generic {{.*}} ins(%[[QK]] : tensor<2x7x6xf32>)
 //       CHECK:     arith.mulf %{{.*}}, %[[SCALE]] : f32
 //   CHECK-NOT:     linalg.index
@@ -227,14 +226,12 @@ func.func @attention_masks(%q: tensor<2x7x8xf32>, %k: tensor<2x7x8xf32>, %v: ten
 
 // -----
 
-// Rank 2 (no batch): linalg.matmul, transposed through its indexing maps.
+// Rank 2 (no batch): linalg.matmul on the transposed K.
 
-//   CHECK-DAG: #[[$A_MAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d2)>
-//   CHECK-DAG: #[[$BT_MAP:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-//   CHECK-DAG: #[[$C_MAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @attention_rank2
 //   CHECK-NOT:   tensor.expand_shape
-//       CHECK:   linalg.matmul indexing_maps = [#[[$A_MAP]], #[[$BT_MAP]], #[[$C_MAP]]] ins(%{{.*}}, %{{.*}} : tensor<7x8xf32>, tensor<6x8xf32>) outs(%{{.*}} : tensor<7x6xf32>)
+//       CHECK:   linalg.transpose ins(%{{.*}} : tensor<6x8xf32>)
+//       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<7x8xf32>, tensor<8x6xf32>) outs(%{{.*}} : tensor<7x6xf32>)
 //       CHECK:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<7x6xf32>, tensor<6x3xf32>) outs(%{{.*}} : tensor<7x3xf32>)
 func.func @attention_rank2(%q: tensor<7x8xf32>, %k: tensor<6x8xf32>, %v: tensor<6x3xf32>) -> tensor<7x3xf32> {
   %0 = tfm.attention %q, %k, %v : (tensor<7x8xf32>, tensor<6x8xf32>, tensor<6x3xf32>) -> tensor<7x3xf32>
@@ -254,7 +251,7 @@ func.func @attention_rank2(%q: tensor<7x8xf32>, %k: tensor<6x8xf32>, %v: tensor<
 //  CHECK-SAME:   %[[Q:[a-z0-9]*]]: tensor<2x3x7x8xf32>
 //  CHECK-SAME:   %[[MASK:[a-z0-9]*]]: tensor<2x1x1x5xf32>
 //       CHECK:   %[[Q3:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2], [3]] : tensor<2x3x7x8xf32> into tensor<6x7x8xf32>
-//       CHECK:   %[[QK:.*]] = linalg.batch_matmul {{.*}} ins(%[[Q3]], %{{.*}} : tensor<6x7x8xf32>, tensor<6x5x8xf32>)
+//       CHECK:   %[[QK:.*]] = linalg.batch_matmul{{.*}} ins(%[[Q3]], %{{.*}} : tensor<6x7x8xf32>, tensor<6x8x5xf32>)
 //       CHECK:   %[[QK4:.*]] = tensor.expand_shape %[[QK]] {{\[}}[0, 1], [2], [3]] output_shape [2, 3, 7, 5] : tensor<6x7x5xf32> into tensor<2x3x7x5xf32>
 //       CHECK:   %[[MASK2:.*]] = tensor.collapse_shape %[[MASK]] {{\[}}[0, 1, 2], [3]] : tensor<2x1x1x5xf32> into tensor<2x5xf32>
 //       CHECK:   linalg.generic {indexing_maps = [#{{.*}}, #[[$LENS_MAP]], #[[$MASK_MAP]], #{{.*}}], {{.*}} ins(%[[QK4]], %{{.*}}, %[[MASK2]] : tensor<2x3x7x5xf32>, tensor<2x3xi32>, tensor<2x5xf32>)
@@ -317,7 +314,7 @@ func.func @attention_dynamic_mask(%q: tensor<2x7x8xf32>, %k: tensor<2x6x8xf32>, 
 // end. A declared result type more static than the operands gets a cast.
 
 // CHECK-LABEL: func.func @attention_f16
-//       CHECK:   linalg.batch_matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x7x8xf16>, tensor<?x6x8xf16>) outs(%{{.*}} : tensor<?x7x6xf32>)
+//       CHECK:   linalg.batch_matmul{{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x7x8xf16>, tensor<?x8x6xf16>) outs(%{{.*}} : tensor<?x7x6xf32>)
 //       CHECK:   %[[W:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x7x6xf16>)
 //       CHECK:     arith.truncf
 //       CHECK:   %[[PV:.*]] = linalg.batch_matmul ins(%[[W]], %{{.*}} : tensor<?x7x6xf16>, tensor<?x6x3xf16>) outs(%{{.*}} : tensor<?x7x3xf32>)
@@ -331,8 +328,8 @@ func.func @attention_f16(%q: tensor<?x7x8xf16>, %k: tensor<?x6x8xf16>, %v: tenso
 
 // -----
 
-// additive_attention: both projections are linalg.matmuls with a transposed
-// weight map; the scores w_v · tanh(q + k) are one generic reducing over the
+// additive_attention: both projections are linalg.matmuls with the weight
+// transposed once; the scores w_v · tanh(q + k) are one generic reducing over the
 // hidden size, without materialising the [B, Sq, Sk, H] features.
 
 //   CHECK-DAG: #[[$Q_MAP:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
@@ -342,9 +339,10 @@ func.func @attention_f16(%q: tensor<?x7x8xf16>, %k: tensor<?x6x8xf16>, %v: tenso
 // CHECK-LABEL: func.func @additive_attention
 //  CHECK-SAME:   %[[Q:[a-z0-9]*]]: tensor<2x3x5xf32>, %[[K:[a-z0-9]*]]: tensor<2x7x4xf32>, %[[V:[a-z0-9]*]]: tensor<2x7x6xf32>, %[[WQ:[a-z0-9]*]]: tensor<8x5xf32>, %[[WK:[a-z0-9]*]]: tensor<8x4xf32>, %[[WV:[a-z0-9]*]]: tensor<1x8xf32>
 //       CHECK:   %[[QR:.*]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2]] : tensor<2x3x5xf32> into tensor<6x5xf32>
-//       CHECK:   %[[QP:.*]] = linalg.matmul indexing_maps = [{{.*}}] ins(%[[QR]], %[[WQ]] : tensor<6x5xf32>, tensor<8x5xf32>) outs(%{{.*}} : tensor<6x8xf32>)
+//       CHECK:   %[[WQT:.*]] = linalg.transpose ins(%[[WQ]] : tensor<8x5xf32>)
+//       CHECK:   %[[QP:.*]] = linalg.matmul ins(%[[QR]], %[[WQT]] : tensor<6x5xf32>, tensor<5x8xf32>) outs(%{{.*}} : tensor<6x8xf32>)
 //       CHECK:   %[[QP3:.*]] = tensor.expand_shape %[[QP]] {{\[}}[0, 1], [2]] output_shape [2, 3, 8]
-//       CHECK:   %[[KP:.*]] = linalg.matmul indexing_maps = [{{.*}}] ins(%{{.*}}, %[[WK]] : tensor<14x4xf32>, tensor<8x4xf32>)
+//       CHECK:   %[[KP:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<14x4xf32>, tensor<4x8xf32>)
 //       CHECK:   %[[KP3:.*]] = tensor.expand_shape %[[KP]]
 //       CHECK:   %[[WV1:.*]] = tensor.collapse_shape %[[WV]] {{\[}}[0, 1]] : tensor<1x8xf32> into tensor<8xf32>
 //       CHECK:   %[[SCORES:.*]] = linalg.generic {indexing_maps = [#[[$Q_MAP]], #[[$K_MAP]], #[[$WV_MAP]], #[[$S_MAP]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[QP3]], %[[KP3]], %[[WV1]] : tensor<2x3x8xf32>, tensor<2x7x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<2x3x7xf32>)
