@@ -304,6 +304,23 @@ def TfmTileAttention : Pass<"tfm-tile-attention"> {
   ];
 }
 
+def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into their consumers, "
+                "except into contractions";
+  let description = [{
+    Upstream's elementwise fusion, with reshapes propagated by expansion,
+    under one rule: an elementwise producer is never fused into a
+    contraction (a matmul written as a linalg.generic). There it would be
+    recomputed once per column of the product and would take the matmul off
+    the register-blocked micro-kernel; a LayerNorm feeding a linear is the
+    usual case.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Tile linalg ops on tensors and vectorize every tile";
   let description = [{
