@@ -1,0 +1,253 @@
+"""Helpers shared by bench/attention.py and bench/vit.py.
+
+Compiling graphs with tfm-compile, running the executables it makes in a
+fresh process each (so that the process's peak RSS is the measurement's
+own), timing PyTorch, and printing tables as Markdown.
+"""
+
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
+import safetensors  # noqa: E402,F401  (re-exported for the benches)
+
+DEFAULT_COMPILER = os.path.join(ROOT, "build", "bin", "tfm-compile")
+
+
+class CompileError(RuntimeError):
+    pass
+
+
+def tensor_type(shape, element="f32"):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
+
+
+def f64(value):
+    """An MLIR f64 literal (needs a '.' or an exponent with one)."""
+    text = repr(float(value))
+    if "." not in text:
+        text = text.replace("e", ".0e") if "e" in text else text + ".0"
+    return text
+
+
+def compile_graph(compiler, graph_text, work, name, flags=(), weights=None):
+    """Writes `graph_text` to WORK/NAME.mlir and compiles it to WORK/NAME.
+
+    Recompiles only when the graph, the flags or the weights changed (the
+    graph text and the command are kept next to the executable). Returns the
+    executable's path; raises CompileError with tfm-compile's message."""
+    os.makedirs(work, exist_ok=True)
+    graph = os.path.join(work, name + ".mlir")
+    exe = os.path.join(work, name)
+    command = [compiler, graph, "-o", exe] + list(flags)
+    if weights:
+        command += ["--weights", weights]
+    stamp_path = exe + ".cmd"
+    stamp = " ".join(command) + "\n"
+    if weights:
+        st = os.stat(weights)
+        stamp += f"{st.st_size} {st.st_mtime_ns}\n"
+    stamp += f"{os.stat(compiler).st_mtime_ns}\n" + graph_text
+    if (os.path.exists(exe) and os.path.exists(stamp_path)
+            and open(stamp_path).read() == stamp):
+        return exe
+    with open(graph, "w") as f:
+        f.write(graph_text)
+    start = time.perf_counter()
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        if os.path.exists(stamp_path):
+            os.remove(stamp_path)
+        raise CompileError(
+            f"{' '.join(command)} exited with {proc.returncode}:\n"
+            f"{proc.stdout}{proc.stderr}".rstrip())
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
+    print(f"  compiled {name} in {time.perf_counter() - start:.1f} s",
+          file=sys.stderr)
+    return exe
+
+
+class RunResult:
+    def __init__(self, min_ms, median_ms, peak_rss, runs):
+        self.min_ms = min_ms
+        self.median_ms = median_ms
+        self.peak_rss = peak_rss          # bytes
+        self.runs = runs
+
+
+TIME = "/usr/bin/time"
+
+
+def run_exe(exe, inputs, output, runs, threads):
+    """Runs a tfm executable with --bench RUNS --threads THREADS in a fresh
+    process; returns its min and median latency and its peak RSS.
+
+    The peak RSS is GNU time's %M (ru_maxrss) of the executable. It has to
+    come from a small parent: Linux starts a forked child's high-water mark
+    at its parent's RSS and keeps it across exec, so a child spawned
+    straight from this Python process (with PyTorch loaded) would report
+    Python's footprint. Without /usr/bin/time (Debian's `time` package) the
+    peak RSS is None."""
+    command = [exe, "--bench", str(runs), "--threads", str(threads),
+               "-o", output] + list(inputs)
+    with tempfile.NamedTemporaryFile("r") as rss:
+        prefix = ([TIME, "-f", "%M", "-o", rss.name]
+                  if os.access(TIME, os.X_OK) else [])
+        proc = subprocess.run(prefix + command, capture_output=True,
+                              text=True)
+        peak = None
+        if prefix:
+            lines = rss.read().split()
+            if lines and lines[-1].isdigit():
+                peak = int(lines[-1]) * 1024
+    text = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited with "
+                           f"{proc.returncode}:\n{text}")
+    for line in text.splitlines():
+        if line.startswith("latency over"):
+            # latency over N runs: min X ms, median Y ms
+            parts = line.replace(",", "").split()
+            min_ms = float(parts[parts.index("min") + 1])
+            median_ms = float(parts[parts.index("median") + 1])
+            return RunResult(min_ms, median_ms, peak, runs)
+    raise RuntimeError(f"no latency line in the output of "
+                       f"{' '.join(command)}:\n{text}")
+
+
+def run_exe_adaptive(exe, inputs, output, threads, budget_s, lo, hi,
+                     estimate_s=None):
+    """run_exe with as many timed runs as fit in BUDGET_S (LO to HI).
+
+    Without ESTIMATE_S (seconds per run), a first process with --bench 1
+    measures it; when one run already takes more than half the budget, that
+    first measurement is the result (1 run), so that pathologically slow
+    cases cost two runs (warm-up and timed) rather than LO + 1."""
+    first = None
+    if estimate_s is None:
+        first = run_exe(exe, inputs, output, 1, threads)
+        estimate_s = first.median_ms / 1e3
+        if estimate_s > budget_s / 2:
+            return first
+    result = run_exe(exe, inputs, output,
+                     runs_for(estimate_s, budget_s, lo, hi), threads)
+    if first is not None and first.peak_rss and result.peak_rss:
+        result.peak_rss = max(result.peak_rss, first.peak_rss)
+    return result
+
+
+def time_torch(fn, runs, warmup=1):
+    """Calls fn() WARMUP times, then RUNS timed times; returns
+    (min_ms, median_ms)."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return min(times), statistics.median(times)
+
+
+def runs_for(seconds_per_run, budget_s, lo, hi):
+    """How many timed runs fit in BUDGET_S, clamped to [LO, HI]."""
+    if seconds_per_run <= 0:
+        return hi
+    return max(lo, min(hi, int(budget_s / seconds_per_run)))
+
+
+def relative_error(out, ref):
+    """max|out - ref| / max|ref|, in float64."""
+    out = np.asarray(out, np.float64)
+    ref = np.asarray(ref, np.float64)
+    return float(np.abs(out - ref).max() / max(np.abs(ref).max(), 1e-30))
+
+
+def sgemm_rate(torch, n=2048, runs=7):
+    """GFLOP/s of torch.mm on n x n float32 matrices, median of RUNS, at
+    torch's current thread count: the machine's practical ceiling."""
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(n, n, generator=gen)
+    b = torch.randn(n, n, generator=gen)
+    c = torch.empty(n, n)
+    _, median_ms = time_torch(lambda: torch.mm(a, b, out=c), runs, warmup=2)
+    return 2.0 * n ** 3 / (median_ms * 1e-3) / 1e9, median_ms
+
+
+def machine_description(torch=None):
+    """The CPU model, core count and (if given) torch's version and BLAS."""
+    model = platform.processor() or "unknown"
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            info = f.read()
+        flags = "AVX-512" if "avx512f" in info else (
+            "AVX2" if "avx2" in info else "")
+    except OSError:
+        pass
+    text = f"{model}, {os.cpu_count()} logical cores"
+    if flags:
+        text += f", {flags}"
+    if torch is not None:
+        text += f"; PyTorch {torch.__version__} ({blas_library(torch)})"
+    return text
+
+
+def blas_library(torch):
+    """The BLAS that torch.mm runs on: the shared library mapped into this
+    process (Debian's torch calls libblas.so.3, which the alternatives system
+    points at OpenBLAS when libopenblas0-pthread is installed)."""
+    torch.mm(torch.ones(64, 64), torch.ones(64, 64))
+    names = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                base = os.path.basename(path)
+                if "blas" in base or "mkl" in base:
+                    names.add(os.path.realpath(path))
+    except OSError:
+        pass
+    if not names:
+        return "BLAS unknown"
+    return ", ".join(sorted(n.replace("/usr/lib/x86_64-linux-gnu/", "")
+                            for n in names))
+
+
+def markdown_table(headers, rows):
+    """Rows of already formatted cells as a Markdown table."""
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows))
+              if rows else len(str(h)) for i, h in enumerate(headers)]
+    def line(cells):
+        return "| " + " | ".join(str(c).ljust(w)
+                                 for c, w in zip(cells, widths)) + " |"
+    out = [line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def fmt(value, digits=1):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{value:.{digits}f}"
+
+
+def mib(nbytes):
+    return nbytes / 2 ** 20
