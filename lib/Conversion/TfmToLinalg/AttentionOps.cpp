@@ -561,6 +561,21 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
       });
 }
 
+/// Replaces `op` with softmax(`scores`) · `value`: the attention pooling
+/// shared by dot-product and additive attention, accumulated in `accType`
+/// and returned in `elementType` with the op's result type.
+static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
+                                    Value scores, Value value,
+                                    Type elementType, Type accType) {
+  Location loc = op->getLoc();
+  Value weights = createSoftmax(rewriter, loc, scores, elementType);
+  Value result = createBatchedMatmul(rewriter, loc, weights, value,
+                                     /*transposeRhs=*/false, accType);
+  result = convertElements(rewriter, loc, result, elementType);
+  rewriter.replaceOp(
+      op, castToTensorType(rewriter, loc, result, op->getResult(0).getType()));
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -639,12 +654,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         createBatchedMatmul(rewriter, loc, op.getQuery(), op.getKey(),
                             /*transposeRhs=*/true, accType);
     scores = createMaskedScores(rewriter, loc, scores, masking);
-    Value weights = createSoftmax(rewriter, loc, scores, elementType);
-    Value result = createBatchedMatmul(rewriter, loc, weights, op.getValue(),
-                                       /*transposeRhs=*/false, accType);
-    result = convertElements(rewriter, loc, result, elementType);
-    rewriter.replaceOp(op,
-                       castToTensorType(rewriter, loc, result, op.getType()));
+    replaceWithPooledValues(rewriter, op, scores, op.getValue(), elementType,
+                            accType);
     return success();
   }
 };
@@ -705,12 +716,8 @@ struct LowerAdditiveAttention : OpRewritePattern<AdditiveAttentionOp> {
       masking.validLens = op.getValidLens();
       scores = createMaskedScores(rewriter, loc, scores, masking);
     }
-    Value weights = createSoftmax(rewriter, loc, scores, elementType);
-    Value result = createBatchedMatmul(rewriter, loc, weights, op.getValue(),
-                                       /*transposeRhs=*/false, accType);
-    result = convertElements(rewriter, loc, result, elementType);
-    rewriter.replaceOp(op,
-                       castToTensorType(rewriter, loc, result, op.getType()));
+    replaceWithPooledValues(rewriter, op, scores, op.getValue(), elementType,
+                            accType);
     return success();
   }
 };
