@@ -24,10 +24,12 @@ import argparse
 import math
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fusion_driver import run, signature  # noqa: E402
 
 # float32 against a float64 reference, and fused against unfused float32.
 TOLERANCE = 1e-5
@@ -131,25 +133,6 @@ MARKERS = {
 #===----------------------------------------------------------------------===#
 # Driver
 #===----------------------------------------------------------------------===#
-
-
-def signature(graph):
-    """The (shape, dtype) of every argument of @main."""
-    text = open(graph).read()
-    args = text[text.index("func.func @main("):]
-    args = args[:args.index("->")]
-    types = re.findall(r"tensor<((?:\d+x)*)(f32|i32)>", args)
-    return [(tuple(int(d) for d in dims.split("x") if d), dtype)
-            for dims, dtype in types]
-
-
-def run(cmd):
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        sys.stderr.write("failed: {}\n{}{}".format(" ".join(cmd), proc.stdout,
-                                                   proc.stderr))
-        sys.exit(2)
-    return proc.stdout
 
 
 def main():
