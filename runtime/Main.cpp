@@ -65,6 +65,8 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 
 } // namespace
 
+extern "C" const char *tfmGpuUnavailable() __attribute__((weak));
+
 int main(int argc, char **argv) {
   // Compiled models allocate their intermediate buffers on every call. Keep
   // freed memory in the heap (no mmap for buffers up to 32 MiB, no trimming)
@@ -139,6 +141,12 @@ int main(int argc, char **argv) {
     array.data.assign(array.numElements() * dtypeSize(spec.dtype), 0);
     buffers.push_back(array.data.data());
   }
+
+  // Binaries compiled for the GPU link its runtime, which says whether the
+  // driver and a device are there; for the CPU the symbol is absent.
+  if (tfmGpuUnavailable)
+    if (const char *why = tfmGpuUnavailable())
+      fail(1, why);
 
   if (tfm_run(buffers.data()) != 0)
     fail(1, "the model failed");

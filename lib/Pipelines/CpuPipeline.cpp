@@ -36,40 +36,6 @@ StringRef tfm::getCpuStageNames() {
   return "graph|linalg|vector|bufferized|llvm";
 }
 
-void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
-  pm.addPass(createInlinerPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  if (fusion) {
-    // Elementwise patterns first, so that the attention and multi-head
-    // patterns see tfm.linear and tfm.layer_norm rather than their pieces.
-    pm.addPass(createTfmFuseGelu());
-    pm.addPass(createTfmFuseLayerNorm());
-    pm.addPass(createTfmFuseLinear());
-    pm.addPass(createTfmFuseAttention());
-    pm.addPass(createTfmFuseMultiHeadAttention());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-  }
-  pm.addPass(createSymbolDCEPass());
-}
-
-/// tfm, and elementwise arith and math on tensors, to linalg on tensors,
-/// with elementwise producers fused into their consumers.
-static void buildLinalgStage(OpPassManager &pm,
-                             const CpuPipelineConfig &config) {
-  TfmTileAttentionOptions tiles;
-  tiles.qTileSize = config.attentionQTile;
-  tiles.kvTileSize = config.attentionKvTile;
-  pm.addPass(createTfmTileAttention(tiles));
-  pm.addPass(createConvertTfmToLinalg());
-  pm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createTfmFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-}
-
 static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   TfmCpuVectorizeOptions options;
   options.vectorWidthBits = vectorWidthBits;
@@ -147,7 +113,7 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   buildGraphOptimizerPipeline(pm, config.fusion);
   if (config.stopAfter == CpuStage::Graph)
     return;
-  buildLinalgStage(pm, config);
+  buildTfmToLinalgStage(pm, config.attentionQTile, config.attentionKvTile);
   if (config.stopAfter == CpuStage::Linalg)
     return;
   buildVectorStage(pm, config.vectorWidthBits);
@@ -157,28 +123,4 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   if (config.stopAfter == CpuStage::Bufferized)
     return;
   buildLLVMStage(pm);
-}
-
-void tfm::registerTfmPipelines() {
-  PassPipelineRegistration<>(
-      "tfm-graph-optimizer",
-      "tfm's target-independent graph optimizer (what tfm-compile runs "
-      "before lowering)",
-      [](OpPassManager &pm) { buildGraphOptimizerPipeline(pm); });
-  PassPipelineRegistration<CpuPipelineOptions>(
-      "tfm-cpu-pipeline",
-      "The CPU pipeline of tfm-compile: graph optimizer, tfm to linalg, "
-      "tiling and vectorization, bufferization, and lowering to LLVM",
-      [](OpPassManager &pm, const CpuPipelineOptions &options) {
-        CpuPipelineConfig config;
-        // An unknown stage name runs the whole pipeline; tfm-compile rejects
-        // it with a diagnostic before getting here.
-        config.stopAfter =
-            parseCpuStage(options.stopAfter).value_or(CpuStage::LLVM);
-        config.fusion = options.fusion;
-        config.vectorWidthBits = options.vectorWidthBits;
-        config.attentionQTile = options.attentionQTile;
-        config.attentionKvTile = options.attentionKvTile;
-        buildCpuPipeline(pm, config);
-      });
 }

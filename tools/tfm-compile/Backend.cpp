@@ -8,6 +8,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -114,8 +115,8 @@ static std::string findClang() {
 }
 
 LogicalResult linkBinary(LinkKind kind, StringRef object,
-                         StringRef runtimeArchive, StringRef output,
-                         std::string &error) {
+                         ArrayRef<std::string> runtimeArchives,
+                         StringRef output, std::string &error) {
   std::string clang = findClang();
   if (clang.empty()) {
     error = "cannot find clang++ to link with (install clang-22)";
@@ -125,7 +126,11 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
   SmallVector<StringRef> args{clang, "-fuse-ld=lld", "-fopenmp=libomp"};
   if (kind == LinkKind::SharedLibrary)
     args.push_back("-shared");
-  args.append({object, runtimeArchive, "-lm", "-o", output});
+  args.push_back(object);
+  for (const std::string &archive : runtimeArchives)
+    args.push_back(archive);
+  // -ldl: the GPU runtime loads the CUDA driver with dlopen.
+  args.append({"-lm", "-ldl", "-o", output});
   int status = llvm::sys::ExecuteAndWait(clang, args, std::nullopt, {}, 0, 0,
                                          &error);
   if (status != 0) {
@@ -135,6 +140,53 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
     return failure();
   }
   return success();
+}
+
+std::optional<CudaTools> findCudaTools() {
+  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
+    StringRef bin = llvm::sys::path::parent_path(*ptxas);
+    return CudaTools{llvm::sys::path::parent_path(bin).str(), true};
+  }
+  SmallVector<std::string, 3> prefixes;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable); value && *value)
+      prefixes.push_back(value);
+  prefixes.push_back("/usr/local/cuda");
+  for (const std::string &prefix : prefixes) {
+    SmallString<128> ptxas(prefix);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    if (llvm::sys::fs::can_execute(ptxas))
+      return CudaTools{prefix, true};
+    if (llvm::sys::fs::is_directory(prefix))
+      return CudaTools{prefix, false};
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> getDefaultPtxFeatures(StringRef arch) {
+  // sm_<major><minor>[a|f]
+  StringRef digits = arch;
+  if (!digits.consume_front("sm_"))
+    return std::nullopt;
+  if (digits.ends_with("a") || digits.ends_with("f"))
+    digits = digits.drop_back();
+  unsigned version = 0;
+  if (digits.size() < 2 || digits.getAsInteger(10, version))
+    return std::nullopt;
+  // The first PTX ISA version that knows each architecture.
+  if (version >= 120)
+    return std::string("+ptx87");
+  if (version >= 100)
+    return std::string("+ptx86");
+  if (version >= 90)
+    return std::string("+ptx80");
+  if (version >= 89)
+    return std::string("+ptx78");
+  if (version >= 86)
+    return std::string("+ptx71");
+  if (version >= 75)
+    return std::string("+ptx70");
+  return std::nullopt;
 }
 
 } // namespace tfm

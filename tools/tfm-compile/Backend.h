@@ -7,6 +7,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace llvm {
@@ -39,9 +40,26 @@ enum class LinkKind { Executable, SharedLibrary };
 
 /// Links `object` with the runtime archive into `output`, using the system's
 /// clang++ and lld.
+/// Links `object` with tfm's runtime archives into an executable or a
+/// shared library.
 mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
-                               llvm::StringRef runtimeArchive,
+                               llvm::ArrayRef<std::string> runtimeArchives,
                                llvm::StringRef output, std::string &error);
+
+/// Where CUDA's tools are: the toolkit prefix (for libdevice) and whether
+/// ptxas is there.
+struct CudaTools {
+  std::string prefix;
+  bool hasPtxas = false;
+};
+
+/// Finds ptxas on PATH, then under $CUDA_HOME, $CUDA_PATH and
+/// /usr/local/cuda; nullopt when there is no CUDA toolkit at all.
+std::optional<CudaTools> findCudaTools();
+
+/// The PTX features an architecture needs ("+ptx80" for sm_90), or nullopt
+/// for a name that is not sm_XX[a|f].
+std::optional<std::string> getDefaultPtxFeatures(llvm::StringRef arch);
 
 } // namespace tfm
 } // namespace mlir

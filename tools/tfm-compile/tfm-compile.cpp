@@ -1,13 +1,14 @@
 //===- tfm-compile.cpp - The tfm compiler driver --------------------------===//
 //
-//   tfm-compile GRAPH.mlir -o OUT [--emit=exe|lib|obj|mlir|llvm]
-//               [--target=cpu] [--entry NAME] [--weights FILE] [-O0..3]
-//               [--stage=STAGE] [--mcpu=CPU]
+//   tfm-compile GRAPH.mlir -o OUT [--emit=exe|lib|obj|mlir|llvm|ptx]
+//               [--target=cpu|nvptx] [--entry NAME] [--weights FILE]
+//               [-O0..3] [--stage=STAGE] [--mcpu=CPU] [--gpu-arch=sm_XX]
 //
-// Parses and verifies a graph file, binds its weights, runs the CPU pipeline
-// (the one `tfm-opt --tfm-cpu-pipeline` runs) and emits MLIR at any stage,
-// LLVM IR, an object file, a shared library with a C header, or an
-// executable linked with tfm's runtime.
+// Parses and verifies a graph file, binds its weights, runs the CPU or GPU
+// pipeline (the ones `tfm-opt --tfm-cpu-pipeline` / `--tfm-gpu-pipeline`
+// run) and emits MLIR at any stage, LLVM IR, the kernels' PTX, an object
+// file, a shared library with a C header, or an executable linked with
+// tfm's runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +19,8 @@
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 #include "tfm/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -44,7 +47,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { Exe, Lib, Obj, Mlir, LLVM };
+enum class EmitKind { Exe, Lib, Obj, Mlir, LLVM, Ptx };
 
 cl::OptionCategory category("tfm-compile options");
 
@@ -60,10 +63,29 @@ cl::opt<EmitKind> emitKind(
                clEnumValN(EmitKind::Obj, "obj", "an object file"),
                clEnumValN(EmitKind::Mlir, "mlir",
                           "MLIR after --stage (default: llvm)"),
-               clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR")),
+               clEnumValN(EmitKind::LLVM, "llvm", "optimized LLVM IR"),
+               clEnumValN(EmitKind::Ptx, "ptx",
+                          "the kernels' PTX (--target=nvptx)")),
     cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("Target: cpu"),
+cl::opt<std::string> target("target", cl::desc("Target: cpu or nvptx"),
                             cl::init("cpu"), cl::cat(category));
+cl::opt<std::string> gpuArch(
+    "gpu-arch", cl::desc("With --target=nvptx, the GPU architecture"),
+    cl::init("sm_90"), cl::cat(category));
+cl::opt<std::string> gpuFeatures(
+    "gpu-features",
+    cl::desc("With --target=nvptx, PTX features (default: the PTX version "
+             "the architecture needs, e.g. +ptx80 for sm_90)"),
+    cl::cat(category));
+cl::opt<std::string> gpuFormat(
+    "gpu-format",
+    cl::desc("With --target=nvptx, how kernels are embedded: cubin (needs "
+             "ptxas), ptx (compiled by the driver at load time), fatbin, or "
+             "auto (cubin where ptxas is found)"),
+    cl::init("auto"), cl::cat(category));
+cl::opt<int64_t> gpuBlockSize(
+    "gpu-block-size", cl::desc("With --target=nvptx, threads per block"),
+    cl::init(128), cl::cat(category));
 cl::opt<std::string> entryName(
     "entry",
     cl::desc("Function to compile (default: the only public one, or @main)"),
@@ -76,7 +98,8 @@ cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (0-3)"),
 cl::opt<std::string> stopAfter(
     "stage",
     cl::desc("With --emit=mlir, the stage after which to stop and print: "
-             "graph, linalg, vector, bufferized or llvm"),
+             "graph, linalg, vector, bufferized or llvm for the CPU; graph, "
+             "linalg, bufferized, gpu, nvvm or llvm for the GPU"),
     cl::init("llvm"), cl::cat(category));
 cl::opt<bool> noFusion(
     "no-fusion",
@@ -110,13 +133,15 @@ std::string defaultOutput(StringRef input) {
     return (stem + ".o").str();
   case EmitKind::Mlir:
   case EmitKind::LLVM:
+  case EmitKind::Ptx:
     return "-";
   }
   return "-";
 }
 
-/// Finds libtfm_runtime.a.
-std::string findRuntimeArchive(const char *argv0) {
+/// Finds one of tfm's runtime archives (libtfm_runtime.a,
+/// libtfm_gpu_runtime.a).
+std::string findRuntimeArchive(const char *argv0, StringRef name) {
   SmallString<256> dir(runtimeDir);
   if (dir.empty()) {
     std::string exe = llvm::sys::fs::getMainExecutable(
@@ -124,7 +149,7 @@ std::string findRuntimeArchive(const char *argv0) {
     dir = llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe));
     llvm::sys::path::append(dir, "lib");
   }
-  llvm::sys::path::append(dir, "libtfm_runtime.a");
+  llvm::sys::path::append(dir, name);
   return std::string(dir);
 }
 
@@ -146,15 +171,110 @@ int fail(const std::string &message) {
   return 1;
 }
 
+LogicalResult reportError(const std::string &message) {
+  fail(message);
+  return failure();
+}
+
+/// Adds the pipeline for --target and --stage to `pm`, or fails with a
+/// diagnostic.
+LogicalResult buildPipeline(PassManager &pm,
+                            const llvm::TargetMachine &machine) {
+  bool gpu = target == "nvptx";
+  if (!gpu && target != "cpu")
+    return reportError("unknown target '" + target + "' (supported: cpu, nvptx)");
+  if (emitKind == EmitKind::Ptx && !gpu)
+    return reportError("--emit=ptx needs --target=nvptx");
+  std::optional<tfm::CpuStage> cpuStage = tfm::parseCpuStage(stopAfter);
+  std::optional<tfm::GpuStage> gpuStage = tfm::parseGpuStage(stopAfter);
+  if (gpu ? !gpuStage : !cpuStage)
+    return reportError("unknown stage '" + stopAfter + "' for --stage (" +
+                (gpu ? tfm::getGpuStageNames() : tfm::getCpuStageNames())
+                    .str() +
+                ")");
+  bool lastStage = gpu ? *gpuStage == tfm::GpuStage::LLVM
+                       : *cpuStage == tfm::CpuStage::LLVM;
+  if (!lastStage && emitKind != EmitKind::Mlir)
+    return reportError("--stage needs --emit=mlir");
+
+  if (!gpu) {
+    tfm::CpuPipelineConfig config;
+    config.stopAfter = *cpuStage;
+    config.fusion = !noFusion;
+    config.vectorWidthBits = tfm::getVectorWidthBits(machine);
+    config.attentionQTile = attentionQTile;
+    config.attentionKvTile = attentionKvTile;
+    tfm::buildCpuPipeline(pm, config);
+    return success();
+  }
+
+  tfm::GpuPipelineConfig config;
+  config.stopAfter =
+      emitKind == EmitKind::Ptx ? tfm::GpuStage::Nvvm : *gpuStage;
+  config.fusion = !noFusion;
+  config.chip = gpuArch;
+  std::optional<std::string> features =
+      gpuFeatures.empty() ? tfm::getDefaultPtxFeatures(gpuArch)
+                          : std::optional<std::string>(gpuFeatures);
+  if (!features)
+    return reportError("unknown GPU architecture '" + gpuArch +
+                "' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)");
+  config.features = *features;
+  std::optional<tfm::CudaTools> tools = tfm::findCudaTools();
+  if (tools)
+    config.toolkitPath = tools->prefix;
+  if (gpuFormat == "auto")
+    config.format = tools && tools->hasPtxas ? "bin" : "isa";
+  else if (gpuFormat == "cubin")
+    config.format = "bin";
+  else if (gpuFormat == "ptx")
+    config.format = "isa";
+  else if (gpuFormat == "fatbin")
+    config.format = "fatbin";
+  else
+    return reportError("unknown --gpu-format '" + gpuFormat +
+                "' (auto, cubin, ptx, fatbin)");
+  if (config.format != "isa" && !(tools && tools->hasPtxas))
+    return reportError("--gpu-format=" + gpuFormat +
+                " needs ptxas (not found on PATH or under /usr/local/cuda)");
+  config.optLevel = optLevel;
+  config.blockSize = gpuBlockSize;
+  config.attentionQTile = attentionQTile;
+  config.attentionKvTile = attentionKvTile;
+  tfm::buildGpuPipeline(pm, config);
+  if (emitKind == EmitKind::Ptx) {
+    GpuModuleToBinaryPassOptions ptx;
+    ptx.compilationTarget = "isa";
+    ptx.toolkitPath = config.toolkitPath;
+    pm.addPass(createGpuModuleToBinaryPass(ptx));
+  }
+  return success();
+}
+
+/// Prints the PTX of every kernel module of `module`.
+void printPtx(ModuleOp module, raw_ostream &os) {
+  module.walk([&](gpu::BinaryOp binary) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      os << "// Kernel module @" << binary.getSymName() << " for "
+         << object.getTarget() << "\n"
+         << object.getObject().getValue() << "\n";
+    }
+  });
+}
+
 int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
-  std::optional<tfm::CpuStage> stage = tfm::parseCpuStage(stopAfter);
-  if (!stage)
-    return fail("unknown stage '" + stopAfter + "' for --stage (" +
-                tfm::getCpuStageNames().str() + ")");
-  if (*stage != tfm::CpuStage::LLVM && emitKind != EmitKind::Mlir)
-    return fail("--stage needs --emit=mlir");
-  if (target != "cpu")
-    return fail("unknown target '" + target + "' (supported: cpu)");
+  // Options first, so that a bad flag is reported before the graph's errors.
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      tfm::createTargetMachine(cpu, optLevel, error);
+  if (!machine)
+    return fail(error);
+  PassManager pm(&context);
+  if (failed(buildPipeline(pm, *machine)))
+    return 1;
+  if (failed(applyPassManagerCLOptions(pm)))
+    return 1;
 
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
   if (!module)
@@ -167,22 +287,6 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   if (failed(signature))
     return 1;
 
-  std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine =
-      tfm::createTargetMachine(cpu, optLevel, error);
-  if (!machine)
-    return fail(error);
-
-  PassManager pm(&context);
-  tfm::CpuPipelineConfig config;
-  config.stopAfter = *stage;
-  config.fusion = !noFusion;
-  config.vectorWidthBits = tfm::getVectorWidthBits(*machine);
-  config.attentionQTile = attentionQTile;
-  config.attentionKvTile = attentionKvTile;
-  tfm::buildCpuPipeline(pm, config);
-  if (failed(applyPassManagerCLOptions(pm)))
-    return 1;
   if (failed(pm.run(*module)))
     return 1;
 
@@ -192,6 +296,9 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return failed(writeText(output, [&](raw_ostream &os) {
              module->print(os);
            }));
+  if (emitKind == EmitKind::Ptx)
+    return failed(writeText(
+        output, [&](raw_ostream &os) { printPtx(*module, os); }));
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
@@ -213,10 +320,14 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return 0;
   case EmitKind::Exe:
   case EmitKind::Lib: {
-    std::string archive = findRuntimeArchive(argv0);
-    if (!llvm::sys::fs::exists(archive))
-      return fail("cannot find the runtime library '" + archive +
-                  "' (see --runtime-dir)");
+    SmallVector<std::string, 2> archives{
+        findRuntimeArchive(argv0, "libtfm_runtime.a")};
+    if (target == "nvptx")
+      archives.push_back(findRuntimeArchive(argv0, "libtfm_gpu_runtime.a"));
+    for (const std::string &archive : archives)
+      if (!llvm::sys::fs::exists(archive))
+        return fail("cannot find the runtime library '" + archive +
+                    "' (see --runtime-dir)");
     SmallString<128> object;
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("tfm", "o", object))
@@ -226,7 +337,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       return fail(error);
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
                                           : tfm::LinkKind::SharedLibrary;
-    if (failed(tfm::linkBinary(kind, object, archive, output, error)))
+    if (failed(tfm::linkBinary(kind, object, archives, output, error)))
       return fail(error);
     if (emitKind == EmitKind::Lib) {
       SmallString<128> header(output);
@@ -239,6 +350,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return 0;
   }
   case EmitKind::Mlir:
+  case EmitKind::Ptx:
     break;
   }
   return 0;

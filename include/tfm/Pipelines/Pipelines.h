@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassOptions.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir {
 class OpPassManager;
@@ -67,6 +68,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// `fusion` is false) and dead symbol removal. Target-independent.
 void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
 
+/// tfm and elementwise tensor code to linalg on tensors, with attention
+/// tiled as flash attention (tile sizes 0: automatic). Target-independent.
+void buildTfmToLinalgStage(OpPassManager &pm, int64_t attentionQTile,
+                           int64_t attentionKvTile);
+
 /// What tfm-compile and `tfm-cpu-pipeline` let a user choose.
 struct CpuPipelineConfig {
   CpuStage stopAfter = CpuStage::LLVM;
@@ -80,7 +86,85 @@ struct CpuPipelineConfig {
 /// `config.stopAfter`.
 void buildCpuPipeline(OpPassManager &pm, const CpuPipelineConfig &config);
 
-/// Registers `tfm-cpu-pipeline` and `tfm-graph-optimizer`.
+//===----------------------------------------------------------------------===//
+// GPU
+//===----------------------------------------------------------------------===//
+
+/// The points at which the GPU pipeline can stop, in order.
+enum class GpuStage {
+  /// The graph optimizer ran; tfm ops remain.
+  Graph,
+  /// tfm is lowered to linalg on tensors; attention is tiled.
+  Linalg,
+  /// Tensors became buffers; results are out-parameters.
+  Bufferized,
+  /// Kernels are outlined into gpu.module; the host allocates, copies and
+  /// launches.
+  Gpu,
+  /// Kernels are in the NVVM and LLVM dialects, with their target attached.
+  Nvvm,
+  /// Kernels are compiled and embedded; the host is in the LLVM dialect.
+  LLVM,
+};
+
+std::optional<GpuStage> parseGpuStage(llvm::StringRef name);
+llvm::StringRef getGpuStageNames();
+
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<std::string> stopAfter{
+      *this, "stop-after",
+      llvm::cl::desc("Stop after this stage: graph, linalg, bufferized, gpu, "
+                     "nvvm or llvm"),
+      llvm::cl::init("llvm")};
+  PassOptions::Option<bool> fusion{
+      *this, "fusion", llvm::cl::desc("Run the graph optimizer's fusions"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture, e.g. sm_90 or sm_90a"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel format: isa (PTX), bin (cubin, needs ptxas) or "
+                     "fatbin"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size", llvm::cl::desc("Threads per block"),
+      llvm::cl::init(128)};
+  PassOptions::Option<int64_t> attentionQTile{
+      *this, "attention-q-tile",
+      llvm::cl::desc("Query rows per flash-attention block (0: automatic)"),
+      llvm::cl::init(0)};
+  PassOptions::Option<int64_t> attentionKvTile{
+      *this, "attention-kv-tile",
+      llvm::cl::desc("Keys per flash-attention step (0: automatic)"),
+      llvm::cl::init(0)};
+};
+
+/// What tfm-compile and `tfm-gpu-pipeline` let a user choose.
+struct GpuPipelineConfig {
+  GpuStage stopAfter = GpuStage::LLVM;
+  bool fusion = true;
+  std::string chip = "sm_90";
+  std::string features = "+ptx80";
+  /// "isa", "bin" or "fatbin", as gpu-module-to-binary's `format`.
+  std::string format = "isa";
+  /// The CUDA toolkit (for ptxas and libdevice); empty: MLIR's default.
+  std::string toolkitPath;
+  unsigned optLevel = 3;
+  int64_t blockSize = 128;
+  int64_t attentionQTile = 0;
+  int64_t attentionKvTile = 0;
+};
+
+/// The whole GPU pipeline, from tfm to the LLVM dialect with the kernels
+/// embedded, stopping after `config.stopAfter`.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config);
+
+/// Registers `tfm-cpu-pipeline`, `tfm-gpu-pipeline` and
+/// `tfm-graph-optimizer`.
 void registerTfmPipelines();
 
 } // namespace tfm

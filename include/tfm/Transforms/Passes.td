@@ -364,4 +364,44 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map a bufferized function onto the GPU: tiles to blocks, "
+                "loops to threads, buffers to device memory";
+  let description = [{
+    The GPU code generator's mapping step. Its input is a bufferized function
+    whose linalg ops are still ops (they become loops here) and whose tiled
+    ops, such as flash attention's query tiles, are top-level `scf.forall`
+    loops. It produces `gpu.launch` regions that `gpu-kernel-outlining`
+    turns into kernels:
+
+    - A top-level `scf.forall` becomes one launch with one block per
+      iteration. Inside the block, every parallel loop is spread over the
+      block's threads (a thread-strided loop over its linearized iteration
+      space) between `gpu.barrier`s; other code that writes memory runs on
+      thread 0; buffers allocated inside the block live in shared memory
+      (`#gpu.address_space<workgroup>`), so the block's tiles never leave the
+      multiprocessor.
+    - Any other top-level parallel loop (an elementwise op, a matmul, a
+      normalization's rows) becomes one launch with one thread per
+      iteration; sequential code that writes memory runs in a launch of one
+      thread.
+    - The host keeps allocation and views only. Arguments and constants get
+      device copies on entry, buffers are `gpu.alloc`ed, and the arguments
+      the function writes (its results) are copied back before it returns.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "Threads per block">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"49152",
+           "Static shared memory a block may use, in bytes">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD

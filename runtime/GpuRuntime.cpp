@@ -1,0 +1,314 @@
+//===- GpuRuntime.cpp - The GPU runtime of tfm's NVPTX binaries ----------===//
+//
+// Implements the functions that MLIR's gpu-to-llvm lowering calls (module
+// load, kernel launch, streams, events, allocation, copies) on the CUDA
+// driver API, which it loads at run time with dlopen. Binaries therefore
+// link and start on machines without CUDA; there, the executable's main()
+// asks tfmGpuUnavailable() and reports "no CUDA driver" or "no CUDA device"
+// before running anything.
+//
+// Kernel modules are loaded by global constructors, before main(). A failure
+// there is recorded rather than reported, so that main() can say what is
+// missing; any later CUDA failure is fatal, with the call and CUDA's message.
+//
+// TFM_LIBCUDA names the driver library to load instead of libcuda.so.1 (the
+// tests point it at a stub to exercise the error paths).
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+
+namespace {
+
+// The few CUDA driver types and constants used here, declared so that the
+// runtime builds without CUDA's headers.
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = std::uint64_t;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+using CUevent = struct CUevent_st *;
+constexpr CUresult kCudaSuccess = 0;
+constexpr CUresult kCudaErrorNoDevice = 100;
+constexpr unsigned kMemAttachGlobal = 1;
+constexpr unsigned kStreamNonBlocking = 1;
+constexpr unsigned kEventDisableTiming = 2;
+
+template <typename F> using FunctionPtr = F *;
+
+/// The driver entry points, resolved from the library.
+struct Driver {
+#define TFM_CUDA_FUNCTIONS(X)                                                  \
+  X(cuInit, CUresult(unsigned))                                            \
+  X(cuGetErrorString, CUresult(CUresult, const char **))                   \
+  X(cuDeviceGetCount, CUresult(int *))                                     \
+  X(cuDeviceGet, CUresult(CUdevice *, int))                                \
+  X(cuDevicePrimaryCtxRetain, CUresult(CUcontext *, CUdevice))            \
+  X(cuCtxSetCurrent, CUresult(CUcontext))                                  \
+  X(cuModuleLoadData, CUresult(CUmodule *, const void *))                  \
+  X(cuModuleUnload, CUresult(CUmodule))                                    \
+  X(cuModuleGetFunction, CUresult(CUfunction *, CUmodule, const char *))   \
+  X(cuLaunchKernel,                                                            \
+    CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned,           \
+                 unsigned, unsigned, unsigned, CUstream, void **, void **))    \
+  X(cuStreamCreate, CUresult(CUstream *, unsigned))                        \
+  X(cuStreamDestroy_v2, CUresult(CUstream))                                \
+  X(cuStreamSynchronize, CUresult(CUstream))                               \
+  X(cuStreamWaitEvent, CUresult(CUstream, CUevent, unsigned))              \
+  X(cuEventCreate, CUresult(CUevent *, unsigned))                          \
+  X(cuEventDestroy_v2, CUresult(CUevent))                                  \
+  X(cuEventSynchronize, CUresult(CUevent))                                 \
+  X(cuEventRecord, CUresult(CUevent, CUstream))                            \
+  X(cuMemAlloc_v2, CUresult(CUdeviceptr *, std::size_t))                   \
+  X(cuMemAllocManaged, CUresult(CUdeviceptr *, std::size_t, unsigned))     \
+  X(cuMemFree_v2, CUresult(CUdeviceptr))                                   \
+  X(cuMemcpyAsync,                                                             \
+    CUresult(CUdeviceptr, CUdeviceptr, std::size_t, CUstream))             \
+  X(cuMemsetD32Async,                                                          \
+    CUresult(CUdeviceptr, unsigned, std::size_t, CUstream))                \
+  X(cuMemsetD16Async,                                                          \
+    CUresult(CUdeviceptr, unsigned short, std::size_t, CUstream))
+#define TFM_DECLARE(name, ...) FunctionPtr<__VA_ARGS__> name = nullptr;
+  TFM_CUDA_FUNCTIONS(TFM_DECLARE)
+#undef TFM_DECLARE
+
+  CUcontext context = nullptr;
+  /// Why the GPU cannot be used; empty when it can.
+  std::string unavailable;
+};
+
+Driver &driver() {
+  static Driver instance;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Driver &d = instance;
+    const char *library = std::getenv("TFM_LIBCUDA");
+    if (!library || !*library)
+      library = "libcuda.so.1";
+    void *handle = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      d.unavailable = std::string("no CUDA driver: cannot load ") + library +
+                      " (" + dlerror() + ")";
+      return;
+    }
+#define TFM_RESOLVE(name, ...)                                                 \
+  d.name = reinterpret_cast<FunctionPtr<__VA_ARGS__>>(dlsym(handle, #name));             \
+  if (!d.name) {                                                               \
+    d.unavailable = std::string("no CUDA driver: ") + library +                \
+                    " has no " #name;                                          \
+    return;                                                                    \
+  }
+    TFM_CUDA_FUNCTIONS(TFM_RESOLVE)
+#undef TFM_RESOLVE
+
+    CUresult status = d.cuInit(0);
+    int count = 0;
+    if (status == kCudaSuccess)
+      status = d.cuDeviceGetCount(&count);
+    if (status == kCudaErrorNoDevice || (status == kCudaSuccess && !count)) {
+      d.unavailable = "no CUDA device: the CUDA driver found no GPU";
+      return;
+    }
+    CUdevice device = 0;
+    if (status == kCudaSuccess)
+      status = d.cuDeviceGet(&device, 0);
+    if (status == kCudaSuccess)
+      status = d.cuDevicePrimaryCtxRetain(&d.context, device);
+    if (status != kCudaSuccess) {
+      const char *message = nullptr;
+      d.cuGetErrorString(status, &message);
+      d.unavailable = std::string("cannot initialize CUDA: ") +
+                      (message ? message : "unknown error");
+    }
+  });
+  return instance;
+}
+
+[[noreturn]] void fatal(const std::string &message) {
+  std::fprintf(stderr, "error: %s\n", message.c_str());
+  std::exit(1);
+}
+
+/// The driver, with the context current on this thread; fatal if the GPU
+/// cannot be used.
+Driver &ready() {
+  Driver &d = driver();
+  if (!d.unavailable.empty())
+    fatal(d.unavailable);
+  d.cuCtxSetCurrent(d.context);
+  return d;
+}
+
+void check(CUresult status, const char *call) {
+  if (status == kCudaSuccess)
+    return;
+  const char *message = nullptr;
+  driver().cuGetErrorString(status, &message);
+  fatal(std::string(call) + " failed: " + (message ? message : "unknown"));
+}
+
+CUdeviceptr devicePtr(void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
+
+} // namespace
+
+extern "C" {
+
+/// Why this process cannot run GPU code, or null when it can.
+const char *tfmGpuUnavailable() {
+  const std::string &why = driver().unavailable;
+  return why.empty() ? nullptr : why.c_str();
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+void *mgpuModuleLoad(void *data, std::int64_t /*size*/) {
+  // Called from global constructors: a missing driver or device is left for
+  // main() to report.
+  Driver &d = driver();
+  if (!d.unavailable.empty())
+    return nullptr;
+  d.cuCtxSetCurrent(d.context);
+  CUmodule module = nullptr;
+  check(d.cuModuleLoadData(&module, data), "cuModuleLoadData");
+  return module;
+}
+
+void *mgpuModuleLoadJIT(void *data, int /*optLevel*/) {
+  // PTX, null-terminated: the driver compiles it for the device.
+  return mgpuModuleLoad(data, 0);
+}
+
+void mgpuModuleUnload(void *module) {
+  Driver &d = driver();
+  if (module && d.unavailable.empty())
+    d.cuModuleUnload(static_cast<CUmodule>(module));
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  Driver &d = ready();
+  CUfunction function = nullptr;
+  check(d.cuModuleGetFunction(&function, static_cast<CUmodule>(module), name),
+        "cuModuleGetFunction");
+  return function;
+}
+
+void mgpuLaunchKernel(void *function, std::intptr_t gridX, std::intptr_t gridY,
+                      std::intptr_t gridZ, std::intptr_t blockX,
+                      std::intptr_t blockY, std::intptr_t blockZ,
+                      std::int32_t sharedMemoryBytes, void *stream,
+                      void **params, void **extra, std::size_t /*count*/) {
+  Driver &d = ready();
+  if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
+    return; // An empty grid: nothing to compute.
+  check(d.cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
+                         gridZ, blockX, blockY, blockZ, sharedMemoryBytes,
+                         static_cast<CUstream>(stream), params, extra),
+        "cuLaunchKernel");
+}
+
+//===----------------------------------------------------------------------===//
+// Streams and events
+//===----------------------------------------------------------------------===//
+
+void *mgpuStreamCreate() {
+  Driver &d = ready();
+  CUstream stream = nullptr;
+  check(d.cuStreamCreate(&stream, kStreamNonBlocking), "cuStreamCreate");
+  return stream;
+}
+
+void mgpuStreamDestroy(void *stream) {
+  check(ready().cuStreamDestroy_v2(static_cast<CUstream>(stream)),
+        "cuStreamDestroy");
+}
+
+void mgpuStreamSynchronize(void *stream) {
+  check(ready().cuStreamSynchronize(static_cast<CUstream>(stream)),
+        "cuStreamSynchronize");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  check(ready().cuStreamWaitEvent(static_cast<CUstream>(stream),
+                                  static_cast<CUevent>(event), 0),
+        "cuStreamWaitEvent");
+}
+
+void *mgpuEventCreate() {
+  Driver &d = ready();
+  CUevent event = nullptr;
+  check(d.cuEventCreate(&event, kEventDisableTiming), "cuEventCreate");
+  return event;
+}
+
+void mgpuEventDestroy(void *event) {
+  check(ready().cuEventDestroy_v2(static_cast<CUevent>(event)),
+        "cuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  check(ready().cuEventSynchronize(static_cast<CUevent>(event)),
+        "cuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  check(ready().cuEventRecord(static_cast<CUevent>(event),
+                              static_cast<CUstream>(stream)),
+        "cuEventRecord");
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+void *mgpuMemAlloc(std::uint64_t bytes, void * /*stream*/, bool hostShared) {
+  Driver &d = ready();
+  CUdeviceptr ptr = 0;
+  if (bytes == 0)
+    return nullptr;
+  if (hostShared)
+    check(d.cuMemAllocManaged(&ptr, bytes, kMemAttachGlobal),
+          "cuMemAllocManaged");
+  else
+    check(d.cuMemAlloc_v2(&ptr, bytes), "cuMemAlloc");
+  return reinterpret_cast<void *>(ptr);
+}
+
+void mgpuMemFree(void *ptr, void * /*stream*/) {
+  if (ptr)
+    check(ready().cuMemFree_v2(devicePtr(ptr)), "cuMemFree");
+}
+
+void mgpuMemcpy(void *dst, void *src, std::size_t bytes, void *stream) {
+  if (bytes == 0)
+    return;
+  check(ready().cuMemcpyAsync(devicePtr(dst), devicePtr(src), bytes,
+                              static_cast<CUstream>(stream)),
+        "cuMemcpyAsync");
+}
+
+void mgpuMemset32(void *dst, unsigned value, std::size_t count,
+                  void *stream) {
+  check(ready().cuMemsetD32Async(devicePtr(dst), value, count,
+                                 static_cast<CUstream>(stream)),
+        "cuMemsetD32Async");
+}
+
+void mgpuMemset16(void *dst, unsigned short value, std::size_t count,
+                  void *stream) {
+  check(ready().cuMemsetD16Async(devicePtr(dst), value, count,
+                                 static_cast<CUstream>(stream)),
+        "cuMemsetD16Async");
+}
+
+void mgpuSetDefaultDevice(std::int32_t /*device*/) {}
+
+} // extern "C"
