@@ -45,3 +45,14 @@ def has_module(name):
 
 if has_module("numpy"):
     config.available_features.add("numpy")
+
+# ptxas assembles the GPU tests' PTX where a CUDA toolkit is installed (on
+# PATH or under /usr/local/cuda), as tfm-compile looks for it.
+import shutil
+
+ptxas = shutil.which("ptxas") or next(
+    (p for p in [os.path.join(os.environ.get("CUDA_HOME", ""), "bin", "ptxas"),
+                 "/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

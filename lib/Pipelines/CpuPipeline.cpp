@@ -70,7 +70,7 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-static void buildLLVMStage(OpPassManager &pm) {
+void tfm::buildCpuLLVMStage(OpPassManager &pm) {
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
@@ -122,5 +122,5 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   buildBufferizationStage(pm);
   if (config.stopAfter == CpuStage::Bufferized)
     return;
-  buildLLVMStage(pm);
+  buildCpuLLVMStage(pm);
 }

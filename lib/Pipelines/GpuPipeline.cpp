@@ -69,6 +69,7 @@ static void buildMappingStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createTfmMergeGpuModules());
   // Host-side gpu ops become asynchronous on one stream per call, which
   // gpu-to-llvm requires; the call waits for the stream before returning.
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
@@ -127,6 +128,16 @@ void tfm::buildGpuPipeline(OpPassManager &pm,
   buildBufferizationStage(pm);
   if (config.stopAfter == GpuStage::Bufferized)
     return;
+  if (config.emulate) {
+    TfmMapToGpuOptions mapping;
+    mapping.blockSize = 1;
+    pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+    pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
+    pm.addPass(createCanonicalizerPass());
+    if (config.stopAfter >= GpuStage::Nvvm)
+      buildCpuLLVMStage(pm);
+    return;
+  }
   buildMappingStage(pm, config);
   if (config.stopAfter == GpuStage::Gpu)
     return;

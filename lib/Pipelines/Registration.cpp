@@ -46,6 +46,7 @@ void tfm::registerTfmPipelines() {
         config.blockSize = options.blockSize;
         config.attentionQTile = options.attentionQTile;
         config.attentionKvTile = options.attentionKvTile;
+        config.emulate = options.emulate;
         buildGpuPipeline(pm, config);
       });
 }

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -56,6 +57,23 @@ bool writesMemory(Operation *op) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+/// Whether anything accesses `buffer`, or a view of it, with `Effect` (a
+/// read or a write). After the loop lowering, accesses are loads and
+/// stores.
+template <typename Effect>
+bool isAccessed(Value buffer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+      if (view.getViewSource() == buffer &&
+          llvm::any_of(user->getResults(), isAccessed<Effect>))
+        return true;
+    if (mightHaveEffect<Effect>(user, buffer))
+      return true;
+  }
+  return false;
 }
 
 /// Whether `op` may read or write memory.
@@ -177,8 +195,10 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
   func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
   for (memref::CopyOp copy : copies) {
     rewriter.setInsertionPoint(copy);
-    rewriter.replaceOpWithNewOp<linalg::CopyOp>(copy, copy.getSource(),
-                                                copy.getTarget());
+    linalg::CopyOp::create(rewriter, copy.getLoc(),
+                           ValueRange{copy.getSource()},
+                           ValueRange{copy.getTarget()});
+    rewriter.eraseOp(copy);
   }
 
   SmallVector<linalg::LinalgOp> linalgOps;
@@ -187,11 +207,25 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
     if (!op.hasPureBufferSemantics())
       return op.emitOpError("cannot be mapped to the GPU before "
                             "bufferization");
+    // An op without parallel dimensions (a full reduction, a 0-d fill)
+    // lowers to sequential loads and stores: one thread runs them.
+    if (op.getNumParallelLoops() == 0 && isa<func::FuncOp>(op->getParentOp())) {
+      OpBuilder b(op);
+      Value one = constantIndex(b, op.getLoc(), 1);
+      gpu::LaunchOp launch = createLaunch(b, op.getLoc(), {one}, one);
+      op->moveBefore(launch.getBody().front().getTerminator());
+    }
     rewriter.setInsertionPoint(op);
     if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
       return op.emitOpError("cannot be lowered to loops for the GPU");
     rewriter.eraseOp(op);
   }
+  // The loops load every operand, the outputs of elementwise ops included;
+  // dropping the unused loads shows which buffers are only written.
+  func.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
+  });
   return success();
 }
 
@@ -206,10 +240,10 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
   b.setInsertionPointToStart(&entry);
   SmallVector<Value> toFree;
 
-  // A device buffer shaped like `host`, filled from it. The ops that read
-  // `host` to make the copy are recorded in `staging`.
+  // A device buffer shaped like `host`, filled from it unless `copyIn` is
+  // false. The ops that read `host` to make it are recorded in `staging`.
   SmallPtrSet<Operation *, 8> staging;
-  auto makeDeviceCopy = [&](Value host) -> Value {
+  auto makeDeviceCopy = [&](Value host, bool copyIn = true) -> Value {
     auto type = cast<MemRefType>(host.getType());
     SmallVector<Value> sizes;
     for (auto [i, size] : llvm::enumerate(type.getShape()))
@@ -220,28 +254,16 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
     Value device = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
                                         sizes, ValueRange{})
                        .getMemref();
-    staging.insert(
-        gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, device, host));
+    if (copyIn)
+      staging.insert(
+          gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, device, host));
     toFree.push_back(device);
     return device;
   };
 
-  // Whether anything writes `buffer` or a view of it.
-  std::function<bool(Value)> isWritten = [&](Value buffer) {
-    for (OpOperand &use : buffer.getUses()) {
-      Operation *user = use.getOwner();
-      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-        if (view.getViewSource() == buffer &&
-            llvm::any_of(user->getResults(), isWritten))
-          return true;
-      if (hasEffect<MemoryEffects::Write>(user, buffer) ||
-          isa<linalg::LinalgOp>(user))
-        return true;
-    }
-    return false;
-  };
 
-  // Arguments: a device copy each, written ones copied back.
+  // Arguments: a device copy each, copied in unless only written (the
+  // results), copied back when written.
   SmallVector<std::pair<Value, Value>> copyBack;
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<MemRefType>(arg.getType());
@@ -252,8 +274,9 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
              << arg.getArgNumber()
              << " has a non-identity layout, which the GPU mapping cannot "
                 "copy to the device";
-    bool written = isWritten(arg);
-    Value device = makeDeviceCopy(arg);
+    bool written = isAccessed<MemoryEffects::Write>(arg);
+    bool read = isAccessed<MemoryEffects::Read>(arg);
+    Value device = makeDeviceCopy(arg, /*copyIn=*/read || !written);
     arg.replaceUsesWithIf(device, [&](OpOperand &use) {
       return !staging.contains(use.getOwner());
     });
@@ -294,10 +317,10 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
     toFree.push_back(device);
   }
   WalkResult nestedAlloc = func.walk([&](Operation *op) {
+    // Device buffers are freed on return; tiles' buffers are shared memory.
     if (isa<memref::DeallocOp>(op)) {
-      op->emitOpError("is not expected in the GPU mapping (buffers are "
-                      "freed by it)");
-      return WalkResult::interrupt();
+      op->erase();
+      return WalkResult::skip();
     }
     if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
         !op->getParentOfType<scf::ForallOp>()) {
@@ -420,7 +443,12 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
                                                      int64_t &sharedBytes) {
   Value thread = launch.getThreadIds().x;
   auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
-    auto previous = op->getPrevNode();
+    // No second barrier where only index arithmetic and views separate this
+    // op from the last one.
+    Operation *previous = op->getPrevNode();
+    while (previous && !isa<gpu::BarrierOp>(previous) &&
+           isMemoryEffectFree(previous))
+      previous = previous->getPrevNode();
     if (!previous || !isa<gpu::BarrierOp>(previous)) {
       b.setInsertionPoint(op);
       gpu::BarrierOp::create(b, loc);
@@ -439,16 +467,21 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
     if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
       // A buffer of the block's tile: shared memory.
       auto type = cast<MemRefType>(op->getResult(0).getType());
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !type.getElementType().isIntOrIndexOrFloat())
         return op->emitOpError("allocates a buffer of dynamic shape inside "
                                "a GPU block; only static tiles can live in "
                                "shared memory");
-      sharedBytes += type.getNumElements() *
-                     llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+      // Index elements are 64-bit on the GPU (the pipeline's index width).
+      Type element = type.getElementType();
+      int64_t elementBytes =
+          element.isIndex() ? 8
+                            : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+      sharedBytes += type.getNumElements() * elementBytes;
       if (sharedBytes > sharedMemoryBytes)
         return op->emitOpError("needs ")
                << sharedBytes << " bytes of shared memory per block, more "
-               << "than the " << sharedMemoryBytes
+               << "than the " << static_cast<int64_t>(sharedMemoryBytes)
                << " available; use smaller tiles";
       auto workgroup = gpu::AddressSpaceAttr::get(
           op->getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
@@ -463,10 +496,6 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       b.setInsertionPointToStart(&launch.getBody().front());
       Value generic = memref::MemorySpaceCastOp::create(b, loc, type, shared);
       op->getResult(0).replaceAllUsesWith(generic);
-      op->erase();
-      continue;
-    }
-    if (isa<memref::DeallocOp>(op)) {
       op->erase();
       continue;
     }

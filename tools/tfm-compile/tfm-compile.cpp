@@ -83,6 +83,11 @@ cl::opt<std::string> gpuFormat(
              "ptxas), ptx (compiled by the driver at load time), fatbin, or "
              "auto (cubin where ptxas is found)"),
     cl::init("auto"), cl::cat(category));
+cl::opt<bool> gpuEmulate(
+    "gpu-emulate",
+    cl::desc("With --target=nvptx, run the kernels on the CPU, one thread "
+             "per block (tests the GPU mapping without a GPU)"),
+    cl::init(false), cl::Hidden, cl::cat(category));
 cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size", cl::desc("With --target=nvptx, threads per block"),
     cl::init(128), cl::cat(category));
@@ -241,6 +246,7 @@ LogicalResult buildPipeline(PassManager &pm,
   config.blockSize = gpuBlockSize;
   config.attentionQTile = attentionQTile;
   config.attentionKvTile = attentionKvTile;
+  config.emulate = gpuEmulate;
   tfm::buildGpuPipeline(pm, config);
   if (emitKind == EmitKind::Ptx) {
     GpuModuleToBinaryPassOptions ptx;
@@ -322,7 +328,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   case EmitKind::Lib: {
     SmallVector<std::string, 2> archives{
         findRuntimeArchive(argv0, "libtfm_runtime.a")};
-    if (target == "nvptx")
+    if (target == "nvptx" && !gpuEmulate)
       archives.push_back(findRuntimeArchive(argv0, "libtfm_gpu_runtime.a"));
     for (const std::string &archive : archives)
       if (!llvm::sys::fs::exists(archive))

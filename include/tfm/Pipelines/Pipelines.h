@@ -73,6 +73,10 @@ void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
 void buildTfmToLinalgStage(OpPassManager &pm, int64_t attentionQTile,
                            int64_t attentionKvTile);
 
+/// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
+/// dialect.
+void buildCpuLLVMStage(OpPassManager &pm);
+
 /// What tfm-compile and `tfm-cpu-pipeline` let a user choose.
 struct CpuPipelineConfig {
   CpuStage stopAfter = CpuStage::LLVM;
@@ -141,6 +145,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "attention-kv-tile",
       llvm::cl::desc("Keys per flash-attention step (0: automatic)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("Run the kernels as loops on the CPU, one thread per "
+                     "block (for testing the mapping without a GPU)"),
+      llvm::cl::init(false)};
 };
 
 /// What tfm-compile and `tfm-gpu-pipeline` let a user choose.
@@ -157,6 +166,10 @@ struct GpuPipelineConfig {
   int64_t blockSize = 128;
   int64_t attentionQTile = 0;
   int64_t attentionKvTile = 0;
+  /// Map to the GPU with one thread per block, then run the launches as
+  /// loops on the CPU (tfm-emulate-gpu-on-cpu): the GPU mapping, tested
+  /// without a GPU. The stages after `gpu` are the CPU's.
+  bool emulate = false;
 };
 
 /// The whole GPU pipeline, from tfm to the LLVM dialect with the kernels

@@ -404,4 +404,36 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> {
+  let summary = "Run the GPU mapping's launches as loops on the CPU "
+                "(testing only)";
+  let description = [{
+    Turns the `gpu.launch` regions that `tfm-map-to-gpu{block-size=1}`
+    produces into loops over the grid that the CPU pipeline can compile:
+    block ids become induction variables, the one thread's id is 0, shared
+    memory becomes a stack buffer per block, barriers disappear, and device
+    allocations and copies become host ones. The result computes what the
+    kernels compute, one block after another, so the GPU mapping (staging,
+    tiling into blocks, index arithmetic, shared buffers) can be checked
+    numerically on a machine without a GPU. It cannot find races between
+    threads: each block has one.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def TfmMergeGpuModules : Pass<"tfm-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Gather the outlined kernels into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts every kernel in a `gpu.module` of its own.
+    This pass moves them all into the first one, renaming kernels whose
+    names clash and updating the `gpu.launch_func` ops, so that a binary
+    embeds one PTX or cubin image: one module to load at startup, one file
+    for `tfm-compile --emit=ptx`, one ptxas run.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,49 @@
+// tfm-compile --target=nvptx: the kernels' PTX, the stages of the GPU
+// pipeline, and the diagnostics for bad GPU options.
+
+// RUN: tfm-compile %s --target=nvptx --emit=ptx -o - | FileCheck %s --check-prefix=PTX
+// RUN: tfm-compile %s --target=nvptx --gpu-arch=sm_80 --emit=ptx -o - | FileCheck %s --check-prefix=SM80
+// RUN: tfm-compile %s --target=nvptx --gpu-arch=sm_90a --emit=ptx -o - | FileCheck %s --check-prefix=SM90A
+// RUN: tfm-compile %s --target=nvptx --emit=mlir --stage=gpu -o - | FileCheck %s --check-prefix=GPU
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir -o - | FileCheck %s --check-prefix=EMBEDDED
+
+// One module of kernels for Hopper: the attention kernel keeps its tiles in
+// shared memory and synchronizes its threads.
+// PTX:       // Kernel module @__tfm_entry_kernel for #nvvm.target<O = 3, chip = "sm_90", features = "+ptx80">
+// PTX:       .version 8.0
+// PTX-NEXT:  .target sm_90
+// PTX-NEXT:  .address_size 64
+// PTX:       .visible .entry __tfm_entry_kernel(
+// PTX:       .visible .entry __tfm_entry_kernel_0(
+// PTX:       .shared .align 4 .b8 __wg___tfm_entry_kernel_0_{{[0-9]+}}[8192];
+// PTX:       ld.shared.b32
+// PTX:       bar.sync 0;
+// PTX-NOT:   .version
+
+// SM80:      .version 7.0
+// SM80-NEXT: .target sm_80
+// SM90A:     .target sm_90a
+
+// GPU:       gpu.module @__tfm_entry_kernel
+// GPU-NOT:   gpu.module
+// GPU:       gpu.func @__tfm_entry_kernel_0({{.*}}) workgroup(
+
+// EMBEDDED:  gpu.binary @__tfm_entry_kernel {{.*}}assembly = "
+
+// RUN: not tfm-compile %s --target=nvptx --gpu-arch=gfx90a -o %t 2>&1 | FileCheck %s --check-prefix=ARCH
+// ARCH: error: unknown GPU architecture 'gfx90a' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)
+// RUN: not tfm-compile %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=PTXCPU
+// PTXCPU: error: --emit=ptx needs --target=nvptx
+// RUN: not tfm-compile %s --target=nvptx --gpu-format=sass -o %t 2>&1 | FileCheck %s --check-prefix=FORMAT
+// FORMAT: error: unknown --gpu-format 'sass' (auto, cubin, ptx, fatbin)
+// RUN: not tfm-compile %s --target=nvptx --emit=mlir --stage=vector 2>&1 | FileCheck %s --check-prefix=STAGE
+// STAGE: error: unknown stage 'vector' for --stage (graph|linalg|bufferized|gpu|nvvm|llvm)
+// RUN: not tfm-compile %s --target=nvptx --attention-q-tile=128 --attention-kv-tile=128 -o %t 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED: error: 'memref.alloc' op needs {{[0-9]+}} bytes of shared memory per block, more than the 49152 available; use smaller tiles
+
+func.func @main(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>,
+                %v: tensor<2x256x64xf32>) -> tensor<2x256x64xf32> {
+  %0 = tfm.attention %q, %k, %v {causal}
+      : (tensor<2x256x64xf32>, tensor<2x256x64xf32>, tensor<2x256x64xf32>) -> tensor<2x256x64xf32>
+  return %0 : tensor<2x256x64xf32>
+}

@@ -1,0 +1,50 @@
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu))" --split-input-file --verify-diagnostics
+
+func.func @dynamic_tile(%x: memref<?xf32>, %n: index) {
+  scf.forall (%i) in (2) {
+    // expected-error @below {{allocates a buffer of dynamic shape inside a GPU block; only static tiles can live in shared memory}}
+    %tile = memref.alloc(%n) : memref<?xf32>
+    memref.copy %x, %tile : memref<?xf32> to memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @too_much_shared_memory(%x: memref<128x128xf32>) {
+  scf.forall (%i) in (2) {
+    // expected-error @below {{needs 65536 bytes of shared memory per block, more than the 49152 available; use smaller tiles}}
+    %tile = memref.alloc() : memref<128x128xf32>
+    memref.copy %x, %tile : memref<128x128xf32> to memref<128x128xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @host_read(%x: memref<4xindex>, %y: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @below {{reads device memory on the host, which the GPU mapping does not support}}
+  %n = memref.load %x[%c0] : memref<4xindex>
+  %buffer = memref.alloc(%n) : memref<?xf32>
+  memref.copy %buffer, %y : memref<?xf32> to memref<?xf32>
+  return
+}
+
+// -----
+
+// expected-error @below {{argument #0 has a non-identity layout, which the GPU mapping cannot copy to the device}}
+func.func @strided(%x: memref<4xf32, strided<[2]>>) {
+  return
+}
+
+// -----
+
+func.func @four_dimensional(%x: memref<2x2x2x2xf32>) {
+  // expected-error @below {{has 4 dimensions; a GPU grid has at most 3}}
+  scf.forall (%i, %j, %k, %l) in (2, 2, 2, 2) {
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %x[%i, %j, %k, %l] : memref<2x2x2x2xf32>
+  }
+  return
+}

@@ -1,0 +1,114 @@
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu),canonicalize,cse)" --split-input-file | FileCheck %s
+
+// An elementwise op: one launch with a thread per element, 128 per block
+// over the linearized iteration space. The input is copied to the device;
+// the output, only written, is not copied in but is copied back.
+
+// CHECK-LABEL: func.func @elementwise(
+// CHECK-SAME:      %[[X:.*]]: memref<4x100xf32>, %[[Y:.*]]: memref<4x100xf32>)
+// CHECK-DAG:     %[[C4:.*]] = arith.constant 4 : index
+// CHECK-DAG:     %[[C128:.*]] = arith.constant 128 : index
+// CHECK-DAG:     %[[C400:.*]] = arith.constant 400 : index
+// CHECK:         %[[DX:.*]] = gpu.alloc () : memref<4x100xf32>
+// CHECK-NEXT:    gpu.memcpy %[[DX]], %[[X]]
+// CHECK-NEXT:    %[[DY:.*]] = gpu.alloc () : memref<4x100xf32>
+// CHECK-NEXT:    gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C4]], {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C128]],
+// CHECK:           %[[BASE:.*]] = arith.muli %[[B]], %[[C128]]
+// CHECK:           %[[I:.*]] = arith.addi %[[BASE]], %[[T]]
+// CHECK:           %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[C400]]
+// CHECK:           scf.if %[[IN]] {
+// CHECK:             %[[COL:.*]] = arith.remui %[[I]], %c100
+// CHECK:             %[[ROW:.*]] = arith.divui %[[I]], %c100
+// CHECK:             %[[V:.*]] = memref.load %[[DX]][%[[ROW]], %[[COL]]]
+// CHECK:             %[[S:.*]] = arith.addf %[[V]], %[[V]]
+// CHECK:             memref.store %[[S]], %[[DY]][%[[ROW]], %[[COL]]]
+// CHECK:         gpu.memcpy %[[Y]], %[[DY]]
+// CHECK-NEXT:    gpu.dealloc %[[DX]]
+// CHECK-NEXT:    gpu.dealloc %[[DY]]
+// CHECK-NEXT:    return
+func.func @elementwise(%x: memref<4x100xf32>, %y: memref<4x100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x100xf32>) outs(%y : memref<4x100xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %in : f32
+    linalg.yield %0 : f32
+  }
+  return
+}
+
+// -----
+
+// A tile loop: one block per tile. The tile's buffer lives in shared
+// memory; each of its loops is spread over the block's threads, between
+// barriers. The constant gets a device copy.
+
+// CHECK-LABEL: func.func @tiles(
+// CHECK:         %[[BIAS:.*]] = memref.get_global @bias
+// CHECK:         %[[DBIAS:.*]] = gpu.alloc () : memref<100xf32>
+// CHECK-NEXT:    gpu.memcpy %[[DBIAS]], %[[BIAS]]
+// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, {{.*}}) workgroup(%[[SHARED:.*]] : memref<4x100xf32, #gpu.address_space<workgroup>>) {
+// CHECK-NEXT:      %[[TILE:.*]] = memref.memory_space_cast %[[SHARED]] : memref<4x100xf32, #gpu.address_space<workgroup>> to memref<4x100xf32>
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      scf.for %[[I:.*]] = %[[T]] to %c400 step %c128 {
+// CHECK:             memref.load %[[DBIAS]]
+// CHECK:             memref.store %{{.*}}, %[[TILE]]
+// CHECK:           }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      memref.subview
+// CHECK-NEXT:      scf.for %{{.*}} = %[[T]] to %c400 step %c128 {
+// CHECK:             memref.load %[[TILE]]
+// CHECK:           }
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      gpu.terminator
+memref.global "private" constant @bias : memref<100xf32> = dense<1.0>
+func.func @tiles(%x: memref<8x100xf32>, %y: memref<8x100xf32>) {
+  %bias = memref.get_global @bias : memref<100xf32>
+  scf.forall (%i) in (2) {
+    %c4 = arith.constant 4 : index
+    %row = arith.muli %i, %c4 : index
+    %in = memref.subview %x[%row, 0] [4, 100] [1, 1] : memref<8x100xf32> to memref<4x100xf32, strided<[100, 1], offset: ?>>
+    %tile = memref.alloc() : memref<4x100xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%in, %bias : memref<4x100xf32, strided<[100, 1], offset: ?>>, memref<100xf32>) outs(%tile : memref<4x100xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %0 = arith.addf %a, %b : f32
+      linalg.yield %0 : f32
+    }
+    %out = memref.subview %y[%row, 0] [4, 100] [1, 1] : memref<8x100xf32> to memref<4x100xf32, strided<[100, 1], offset: ?>>
+    memref.copy %tile, %out : memref<4x100xf32> to memref<4x100xf32, strided<[100, 1], offset: ?>>
+    memref.dealloc %tile : memref<4x100xf32>
+  }
+  return
+}
+
+// -----
+
+// Ops without parallel dimensions run on one thread; so does a write at
+// block level, with barriers around it. The reduction's output is read, so
+// it is copied in.
+
+// CHECK-LABEL: func.func @sequential(
+// CHECK-SAME:      %{{.*}}: memref<100xf32>, %[[Y:.*]]: memref<f32>, %[[Z:.*]]: memref<2x100xf32>)
+// CHECK:         %[[DY:.*]] = gpu.alloc () : memref<f32>
+// CHECK-NEXT:    gpu.memcpy %[[DY]], %[[Y]]
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) {
+// CHECK-NEXT:      scf.for
+// CHECK:             memref.store %{{.*}}, %[[DY]][]
+// CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
+// CHECK-NEXT:      gpu.barrier
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:      }
+// CHECK-NEXT:      gpu.barrier
+func.func @sequential(%x: memref<100xf32>, %y: memref<f32>, %z: memref<2x100xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<100xf32>) outs(%y : memref<f32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  }
+  scf.forall (%i) in (2) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %z[%i, %c0] : memref<2x100xf32>
+  }
+  return
+}
