@@ -12,7 +12,10 @@
 // missing; any later CUDA failure is fatal, with the call and CUDA's message.
 //
 // TFM_LIBCUDA names the driver library to load instead of libcuda.so.1 (the
-// tests point it at a stub to exercise the error paths).
+// tests point it at a stub to exercise the error paths). With
+// TFM_GPU_PROFILE=1, every kernel launch is timed with CUDA events and the
+// process prints the launches' count and total time when it exits (what
+// bench/gpu/run.py reads to separate kernel time from copies).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,6 +69,7 @@ struct Driver {
   X(cuEventDestroy_v2, CUresult(CUevent))                                  \
   X(cuEventSynchronize, CUresult(CUevent))                                 \
   X(cuEventRecord, CUresult(CUevent, CUstream))                            \
+  X(cuEventElapsedTime, CUresult(float *, CUevent, CUevent))               \
   X(cuMemAlloc_v2, CUresult(CUdeviceptr *, std::size_t))                   \
   X(cuMemAllocManaged, CUresult(CUdeviceptr *, std::size_t, unsigned))     \
   X(cuMemFree_v2, CUresult(CUdeviceptr))                                   \
@@ -156,6 +160,29 @@ void check(CUresult status, const char *call) {
 
 CUdeviceptr devicePtr(void *ptr) { return reinterpret_cast<CUdeviceptr>(ptr); }
 
+/// Kernel times under TFM_GPU_PROFILE.
+struct Profile {
+  bool enabled = false;
+  long launches = 0;
+  double milliseconds = 0;
+  CUevent start = nullptr, stop = nullptr;
+};
+
+Profile &profile() {
+  static Profile instance = [] {
+    Profile p;
+    const char *value = std::getenv("TFM_GPU_PROFILE");
+    p.enabled = value && *value && std::string(value) != "0";
+    if (p.enabled)
+      std::atexit([] {
+        std::fprintf(stderr, "gpu kernels: %ld launches, %.4f ms\n",
+                     profile().launches, profile().milliseconds);
+      });
+    return p;
+  }();
+  return instance;
+}
+
 } // namespace
 
 extern "C" {
@@ -209,10 +236,29 @@ void mgpuLaunchKernel(void *function, std::intptr_t gridX, std::intptr_t gridY,
   Driver &d = ready();
   if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
     return; // An empty grid: nothing to compute.
+  Profile &p = profile();
+  if (p.enabled) {
+    if (!p.start) {
+      check(d.cuEventCreate(&p.start, 0), "cuEventCreate");
+      check(d.cuEventCreate(&p.stop, 0), "cuEventCreate");
+    }
+    check(d.cuEventRecord(p.start, static_cast<CUstream>(stream)),
+          "cuEventRecord");
+  }
   check(d.cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
                          gridZ, blockX, blockY, blockZ, sharedMemoryBytes,
                          static_cast<CUstream>(stream), params, extra),
         "cuLaunchKernel");
+  if (p.enabled) {
+    check(d.cuEventRecord(p.stop, static_cast<CUstream>(stream)),
+          "cuEventRecord");
+    check(d.cuEventSynchronize(p.stop), "cuEventSynchronize");
+    float milliseconds = 0;
+    check(d.cuEventElapsedTime(&milliseconds, p.start, p.stop),
+          "cuEventElapsedTime");
+    p.launches += 1;
+    p.milliseconds += milliseconds;
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -16,6 +16,7 @@ config.test_exec_root = os.path.join(config.tfm_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%tfm_src_root", config.tfm_src_root))
+config.substitutions.append(("%tfm_tools_dir", config.tfm_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # lit runs tests side by side; compiled models use one OpenMP thread unless a

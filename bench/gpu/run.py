@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Runs the GPU attention benchmark's prebuilt executables on a GPU machine.
+
+    bench/gpu/run.py [BIN_DIR] [--budget SECONDS] [--check-max-s S]
+                     [--markdown FILE] [--json FILE]
+
+BIN_DIR (default bench/gpu/out) holds what bench/gpu/build.sh made: one
+executable per case of fused attention on [batch*heads, S, d] and
+manifest.json. Needs python3 with NumPy; PyTorch with CUDA, where present,
+is the peer. For each case, smallest S first, it
+
+  checks      the output against a float64 NumPy reference of
+              softmax(Q K^T / sqrt(d)) V (causal: keys after the query
+              masked) for S <= --check-max-s, and against PyTorch on the
+              GPU above that, where PyTorch is there; maximum relative
+              error E = max|out - ref| / max|ref|, tolerance 1e-4 for
+              float32 and 1e-2 for float16;
+  times tfm   `EXE --bench N` with TFM_GPU_PROFILE=1: the median of N calls
+              end to end (host arrays in and out, including the copies
+              over PCIe and device allocation), and the kernels' own time
+              per call from CUDA events;
+  times torch torch.nn.functional.scaled_dot_product_attention (or, on a
+              PyTorch without it, the explicit softmax(Q K^T) V) on
+              [1, BH, S, d] CUDA tensors of the same dtype: kernel time from
+              CUDA events, median of N;
+
+and prints a table with TFLOP/s = 4 * BH * S^2 * d (halved for causal) /
+time. It stops starting new cases once --budget seconds (default 420) have
+passed, so that it fits a device session; cases not run are listed.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover - reported to the user
+    sys.exit("error: bench/gpu/run.py needs NumPy (python3-numpy)")
+
+TOLERANCE = {"f32": 1e-4, "f16": 1e-2}
+NUMPY_DTYPE = {"f32": np.float32, "f16": np.float16}
+
+
+def load_torch():
+    try:
+        import torch
+    except ImportError:
+        return None, "PyTorch not installed"
+    if not torch.cuda.is_available():
+        return None, "PyTorch has no CUDA device"
+    return torch, None
+
+
+def flops(case):
+    total = 4.0 * case["bh"] * case["s"] ** 2 * case["d"]
+    return total / 2 if case["causal"] else total
+
+
+def numpy_reference(q, k, v, causal):
+    """float64 attention, one head at a time to bound memory."""
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    out = np.empty_like(q)
+    s = q.shape[1]
+    scale = 1.0 / np.sqrt(q.shape[2])
+    mask = np.triu(np.ones((s, s), dtype=bool), 1) if causal else None
+    for h in range(q.shape[0]):
+        scores = q[h] @ k[h].T * scale
+        if causal:
+            scores[mask] = -np.inf
+        scores -= scores.max(axis=1, keepdims=True)
+        weights = np.exp(scores)
+        weights /= weights.sum(axis=1, keepdims=True)
+        out[h] = weights @ v[h]
+    return out
+
+
+def torch_attention(torch, q, k, v, causal):
+    """Attention on [1, BH, S, d] CUDA tensors."""
+    functional = torch.nn.functional
+    if hasattr(functional, "scaled_dot_product_attention"):
+        return functional.scaled_dot_product_attention(q, k, v,
+                                                       is_causal=causal)
+    scores = q @ k.transpose(-1, -2) / (q.shape[-1] ** 0.5)
+    if causal:
+        s = q.shape[-2]
+        mask = torch.ones(s, s, dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(mask, float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def torch_reference(torch, q, k, v, causal):
+    """float64 on the GPU, one head at a time."""
+    out = np.empty(q.shape, dtype=np.float64)
+    for h in range(q.shape[0]):
+        args = [torch.from_numpy(a[h:h + 1]).cuda().double().unsqueeze(0)
+                for a in (q, k, v)]
+        out[h] = torch_attention(torch, *args, causal)[0, 0].cpu().numpy()
+    return out
+
+
+def time_torch(torch, q, k, v, causal, runs):
+    args = [torch.from_numpy(a).cuda().unsqueeze(0) for a in (q, k, v)]
+    with torch.no_grad():
+        torch_attention(torch, *args, causal)  # warm-up
+        times = []
+        for _ in range(runs):
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            torch_attention(torch, *args, causal)
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+    return float(np.median(times))
+
+
+def run_tfm(exe, inputs, out, runs):
+    """Returns (median end-to-end ms, kernel ms per call or None)."""
+    env = dict(os.environ, TFM_GPU_PROFILE="1")
+    result = subprocess.run(
+        [exe, "--bench", str(runs), "-o", out] + inputs, env=env,
+        capture_output=True, text=True, timeout=600)
+    if result.returncode != 0:
+        raise RuntimeError(result.stderr.strip() or "exit code %d"
+                           % result.returncode)
+    median = re.search(r"median ([0-9.]+) ms", result.stdout)
+    kernels = re.search(r"gpu kernels: (\d+) launches, ([0-9.]+) ms",
+                        result.stderr)
+    # The executable calls the model once for its output, then N times.
+    kernel_ms = float(kernels.group(2)) / (runs + 1) if kernels else None
+    return float(median.group(1)), kernel_ms
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    here = os.path.dirname(os.path.abspath(__file__))
+    parser.add_argument("bin_dir", nargs="?", default=os.path.join(here, "out"))
+    parser.add_argument("--budget", type=float, default=420)
+    parser.add_argument("--check-max-s", type=int, default=2048)
+    parser.add_argument("--runs", type=int, default=0,
+                        help="timed runs per case (default: by size)")
+    parser.add_argument("--markdown")
+    parser.add_argument("--json")
+    args = parser.parse_args(argv)
+
+    with open(os.path.join(args.bin_dir, "manifest.json")) as f:
+        cases = sorted(json.load(f), key=lambda c: (c["s"], c["d"],
+                                                    c["dtype"], c["causal"]))
+    torch, no_torch = load_torch()
+    if no_torch:
+        print("note: no PyTorch peer: " + no_torch)
+    else:
+        print("peer: PyTorch %s on %s" % (torch.__version__,
+                                           torch.cuda.get_device_name(0)))
+    print("tfm end-to-end includes host<->device copies; 'kernels' is the "
+          "GPU time of tfm's kernels alone")
+
+    started = time.time()
+    rows, skipped, failures = [], [], 0
+    rng = np.random.default_rng(0)
+    work = tempfile.mkdtemp(prefix="tfm-gpu-bench-")
+    for case in cases:
+        if time.time() - started > args.budget:
+            skipped.append(case["name"])
+            continue
+        shape = (case["bh"], case["s"], case["d"])
+        dtype = NUMPY_DTYPE[case["dtype"]]
+        q, k, v = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
+        inputs = []
+        for name, array in zip("qkv", (q, k, v)):
+            path = os.path.join(work, name + ".npy")
+            np.save(path, array)
+            inputs.append(path)
+        out = os.path.join(work, "out.npy")
+        runs = args.runs or (20 if case["s"] <= 2048 else
+                             5 if case["s"] <= 8192 else 3)
+        row = dict(case)
+        try:
+            row["tfm_ms"], row["kernel_ms"] = run_tfm(
+                os.path.join(args.bin_dir, case["name"]), inputs, out, runs)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            print("%s: failed: %s" % (case["name"], error))
+            failures += 1
+            continue
+        result = np.load(out).astype(np.float64)
+        if case["s"] <= args.check_max_s:
+            reference, row["checked_by"] = numpy_reference(
+                q, k, v, case["causal"]), "numpy"
+        elif torch:
+            reference, row["checked_by"] = torch_reference(
+                torch, q, k, v, case["causal"]), "torch"
+        else:
+            reference = None
+        if reference is not None:
+            error = float(np.abs(result - reference).max() /
+                          max(np.abs(reference).max(), 1e-30))
+            row["error"] = error
+            row["ok"] = error <= TOLERANCE[case["dtype"]]
+            failures += not row["ok"]
+        if torch:
+            row["torch_ms"] = time_torch(torch, q, k, v, case["causal"], runs)
+        rows.append(row)
+        measured = row.get("kernel_ms") or row["tfm_ms"]
+        print("%-34s tfm %9.3f ms (kernels %s ms, %s TFLOP/s)  torch %s ms  "
+              "error %s" % (case["name"], row["tfm_ms"],
+                            fmt(row.get("kernel_ms"), ".3f"),
+                            fmt(flops(case) / measured / 1e9, ".2f"),
+                            fmt(row.get("torch_ms"), ".3f"),
+                            fmt(row.get("error"), ".2e")), flush=True)
+
+    lines = ["| dtype | S | d | causal | tfm end-to-end ms | tfm kernels ms "
+             "| tfm TFLOP/s | torch ms | torch TFLOP/s | torch / tfm "
+             "| max rel. error |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        kernel = row.get("kernel_ms") or row["tfm_ms"]
+        torch_ms = row.get("torch_ms")
+        lines.append("| %s | %d | %d | %s | %.3f | %s | %.2f | %s | %s | %s "
+                     "| %s%s |" % (
+                         row["dtype"], row["s"], row["d"],
+                         "on" if row["causal"] else "off", row["tfm_ms"],
+                         fmt(row.get("kernel_ms"), ".3f"),
+                         flops(row) / kernel / 1e9, fmt(torch_ms, ".3f"),
+                         fmt(torch_ms and flops(row) / torch_ms / 1e9, ".2f"),
+                         fmt(torch_ms and torch_ms / kernel, ".3f"),
+                         fmt(row.get("error"), ".2e"),
+                         "" if row.get("ok", True) else " (FAIL)"))
+    table = "\n".join(lines)
+    print()
+    print(table)
+    if skipped:
+        print("\nnot run (--budget %g s): %s" % (args.budget, ", ".join(skipped)))
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table + "\n")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
