@@ -43,6 +43,8 @@ constexpr CUresult kCudaErrorNoDevice = 100;
 constexpr unsigned kMemAttachGlobal = 1;
 constexpr unsigned kStreamNonBlocking = 1;
 constexpr unsigned kEventDisableTiming = 2;
+constexpr int kFuncAttributeMaxDynamicSharedSizeBytes = 8;
+constexpr int kDefaultMaxDynamicSharedBytes = 48 * 1024;
 
 template <typename F> using FunctionPtr = F *;
 
@@ -57,7 +59,8 @@ struct Driver {
   X(cuCtxSetCurrent, CUresult(CUcontext))                                  \
   X(cuModuleLoadData, CUresult(CUmodule *, const void *))                  \
   X(cuModuleUnload, CUresult(CUmodule))                                    \
-  X(cuModuleGetFunction, CUresult(CUfunction *, CUmodule, const char *))   \
+  X(cuModuleGetFunction, CUresult(CUfunction *, CUmodule, const char *))     \
+  X(cuFuncSetAttribute, CUresult(CUfunction, int, int))   \
   X(cuLaunchKernel,                                                            \
     CUresult(CUfunction, unsigned, unsigned, unsigned, unsigned,           \
                  unsigned, unsigned, unsigned, CUstream, void **, void **))    \
@@ -236,6 +239,13 @@ void mgpuLaunchKernel(void *function, std::intptr_t gridX, std::intptr_t gridY,
   Driver &d = ready();
   if (gridX <= 0 || gridY <= 0 || gridZ <= 0)
     return; // An empty grid: nothing to compute.
+  // Kernels that use more than the default 48 KiB of dynamic shared memory
+  // must opt in (up to 227 KiB on Hopper).
+  if (sharedMemoryBytes > kDefaultMaxDynamicSharedBytes)
+    check(d.cuFuncSetAttribute(static_cast<CUfunction>(function),
+                               kFuncAttributeMaxDynamicSharedSizeBytes,
+                               sharedMemoryBytes),
+          "cuFuncSetAttribute");
   Profile &p = profile();
   if (p.enabled) {
     if (!p.start) {

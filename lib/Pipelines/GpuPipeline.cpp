@@ -23,6 +23,7 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
@@ -37,6 +38,25 @@ std::optional<GpuStage> tfm::parseGpuStage(StringRef name) {
       .Case("nvvm", GpuStage::Nvvm)
       .Case("llvm", GpuStage::LLVM)
       .Default(std::nullopt);
+}
+
+int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
+  StringRef digits = chip;
+  unsigned version = 0;
+  if (!digits.consume_front("sm_") ||
+      digits.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 48 * 1024;
+  if (version >= 120) // Consumer Blackwell.
+    return 99 * 1024;
+  if (version >= 90)
+    return 227 * 1024;
+  if (version == 80 || version == 87)
+    return 163 * 1024;
+  if (version >= 86)
+    return 99 * 1024;
+  if (version >= 75)
+    return 64 * 1024;
+  return 48 * 1024;
 }
 
 StringRef tfm::getGpuStageNames() {
@@ -65,6 +85,9 @@ static void buildMappingStage(OpPassManager &pm,
                               const GpuPipelineConfig &config) {
   TfmMapToGpuOptions mapping;
   mapping.blockSize = config.blockSize;
+  mapping.sharedMemoryBytes = config.sharedMemoryBytes
+                                  ? config.sharedMemoryBytes
+                                  : getMaxSharedMemoryPerBlock(config.chip);
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -131,6 +154,9 @@ void tfm::buildGpuPipeline(OpPassManager &pm,
   if (config.emulate) {
     TfmMapToGpuOptions mapping;
     mapping.blockSize = 1;
+    mapping.sharedMemoryBytes = config.sharedMemoryBytes
+                                    ? config.sharedMemoryBytes
+                                    : getMaxSharedMemoryPerBlock(config.chip);
     pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
     pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
     pm.addPass(createCanonicalizerPass());

@@ -75,10 +75,42 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
     mapping.map(shared,
                 memref::AllocaOp::create(rewriter, loc, hostType).getResult());
   }
+  auto withoutMemorySpace = [](Type type) {
+    auto memref = cast<MemRefType>(type);
+    return MemRefType::get(memref.getShape(), memref.getElementType(),
+                           memref.getLayout());
+  };
   for (Operation &op : body.without_terminator()) {
     if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
       // Casts out of shared memory: the buffer is already a host one.
       mapping.map(cast.getResult(), mapping.lookup(cast.getSource()));
+      continue;
+    }
+    if (auto shared = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
+      // The block's dynamic shared memory: bytes on the stack.
+      Value bytes = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(),
+          launch.getDynamicSharedMemorySize());
+      mapping.map(shared.getResult(),
+                  memref::AllocaOp::create(
+                      rewriter, loc,
+                      cast<MemRefType>(withoutMemorySpace(shared.getType())),
+                      ValueRange{bytes}, ValueRange{}, IntegerAttr())
+                      .getResult());
+      continue;
+    }
+    if (auto view = dyn_cast<memref::ViewOp>(op);
+        view && view.getType().getMemorySpace()) {
+      mapping.map(view.getResult(),
+                  memref::ViewOp::create(
+                      rewriter, view.getLoc(),
+                      withoutMemorySpace(view.getType()),
+                      mapping.lookup(view.getSource()),
+                      mapping.lookup(view.getByteShift()),
+                      llvm::map_to_vector(view.getSizes(), [&](Value size) {
+                        return mapping.lookupOrDefault(size);
+                      }))
+                      .getResult());
       continue;
     }
     Operation *clone = rewriter.clone(op, mapping);

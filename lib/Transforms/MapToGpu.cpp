@@ -135,16 +135,50 @@ void cloneLoopBody(OpBuilder &b, scf::ParallelOp loop, ValueRange ivs) {
 /// Emits `gpu.launch` with a 1-D block of `blockSize` threads over `grid`
 /// and returns it, with the insertion point inside, before the terminator.
 gpu::LaunchOp createLaunch(OpBuilder &b, Location loc,
-                           ArrayRef<Value> grid, Value blockSize) {
+                           ArrayRef<Value> grid, Value blockSize,
+                           Value sharedMemoryBytes = nullptr) {
   Value one = constantIndex(b, loc, 1);
   SmallVector<Value, 3> dims(grid);
   dims.resize(3, one);
   auto launch = gpu::LaunchOp::create(b, loc, dims[0], dims[1], dims[2],
-                                      blockSize, one, one);
+                                      blockSize, one, one, sharedMemoryBytes);
   b.setInsertionPointToEnd(&launch.getBody().front());
   gpu::TerminatorOp::create(b, loc);
   b.setInsertionPointToStart(&launch.getBody().front());
   return launch;
+}
+
+/// The bytes of one element of `type` on the GPU (index is 64-bit there).
+int64_t getElementBytes(MemRefType type) {
+  Type element = type.getElementType();
+  return element.isIndex()
+             ? 8
+             : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+}
+
+/// Whether a block-local buffer of `type` can live in shared memory.
+bool fitsSharedMemory(MemRefType type) {
+  return type.hasStaticShape() && type.getLayout().isIdentity() &&
+         type.getElementType().isIntOrIndexOrFloat();
+}
+
+/// The buffers a tile loop allocates for the whole block (not inside a
+/// parallel loop, where they would be per iteration).
+SmallVector<Operation *> getBlockBuffers(scf::ForallOp forall) {
+  SmallVector<Operation *> buffers;
+  forall.getBody()->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+        !op->getParentOfType<scf::ParallelOp>())
+      buffers.push_back(op);
+  });
+  return buffers;
+}
+
+/// The buffer `view` is a view of, following view-like ops.
+Value getRootBuffer(Value view) {
+  while (auto op = view.getDefiningOp<ViewLikeOpInterface>())
+    view = op.getViewSource();
+  return view;
 }
 
 //===----------------------------------------------------------------------===//
@@ -161,9 +195,9 @@ private:
   LogicalResult mapTopLevelOp(Operation *op);
   void mapParallelLoop(scf::ParallelOp loop);
   void mapSequentialOp(Operation *op);
+  void promoteOperands(scf::ForallOp forall);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
-  LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch,
-                                      int64_t &sharedBytes);
+  LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
 };
 
 void TfmMapToGpuPass::runOnOperation() {
@@ -190,6 +224,7 @@ void TfmMapToGpuPass::runOnOperation() {
 /// loops over its parallel dimensions around sequential ones over its
 /// reductions.
 LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
+  func.walk([&](scf::ForallOp forall) { promoteOperands(forall); });
   IRRewriter rewriter(func.getContext());
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
@@ -394,8 +429,55 @@ void TfmMapToGpuPass::mapSequentialOp(Operation *op) {
   op->moveBefore(launch.getBody().front().getTerminator());
 }
 
+/// Stages the global-memory operands of the contractions in a tile loop
+/// through shared memory: each becomes a copy into a block-local buffer
+/// (which the mapping puts in shared memory) that the contraction then
+/// reads, so that the block reads each element from global memory once
+/// instead of once per use. In flash attention these are the key and value
+/// tiles of each step, and the query tile. Operands are staged while the
+/// block's buffers fit in shared memory, largest reuse first.
+void TfmMapToGpuPass::promoteOperands(scf::ForallOp forall) {
+  int64_t used = 0;
+  for (Operation *buffer : getBlockBuffers(forall)) {
+    auto type = cast<MemRefType>(buffer->getResult(0).getType());
+    if (!fitsSharedMemory(type))
+      return; // mapBlockLoop reports it.
+    used += type.getNumElements() * getElementBytes(type);
+  }
+  SmallVector<linalg::LinalgOp> contractions;
+  forall.getBody()->walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() > 0 && op.hasPureBufferSemantics())
+      contractions.push_back(op);
+  });
+  for (linalg::LinalgOp op : contractions) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrIndexOrFloat() || type.getRank() == 0)
+        continue;
+      // Already block-local (a tile buffer), or defined inside the tile.
+      Operation *root = getRootBuffer(input->get()).getDefiningOp();
+      if (root && forall->isProperAncestor(root) &&
+          isa<memref::AllocOp, memref::AllocaOp>(root))
+        continue;
+      int64_t bytes = type.getNumElements() * getElementBytes(type);
+      if (used + bytes > sharedMemoryBytes)
+        continue;
+      used += bytes;
+      OpBuilder b(op);
+      auto staged = memref::AllocOp::create(
+          b, op.getLoc(),
+          MemRefType::get(type.getShape(), type.getElementType()));
+      linalg::CopyOp::create(b, op.getLoc(), ValueRange{input->get()},
+                             ValueRange{staged.getResult()});
+      input->set(staged);
+    }
+  }
+}
+
 /// One block per iteration of `forall`; its body distributed over the
-/// block's threads.
+/// block's threads, its buffers carved out of the block's dynamic shared
+/// memory.
 LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
   if (forall.getRank() > 3)
     return forall.emitOpError("has ")
@@ -403,6 +485,27 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
   if (!forall.getOutputs().empty())
     return forall.emitOpError("cannot be mapped to the GPU before "
                               "bufferization");
+
+  // Lay the block's buffers out in shared memory, 16-byte aligned.
+  SmallVector<Operation *> buffers = getBlockBuffers(forall);
+  SmallVector<int64_t> offsets;
+  int64_t sharedBytes = 0;
+  for (Operation *buffer : buffers) {
+    auto type = cast<MemRefType>(buffer->getResult(0).getType());
+    if (!fitsSharedMemory(type))
+      return buffer->emitOpError(
+          "allocates a buffer of dynamic shape inside a GPU block; only "
+          "static tiles can live in shared memory");
+    offsets.push_back(sharedBytes);
+    sharedBytes +=
+        llvm::alignTo(type.getNumElements() * getElementBytes(type), 16);
+    if (sharedBytes > sharedMemoryBytes)
+      return buffer->emitOpError("needs ")
+             << sharedBytes << " bytes of shared memory per block, more "
+             << "than the " << static_cast<int64_t>(sharedMemoryBytes)
+             << " available; use smaller tiles";
+  }
+
   Location loc = forall.getLoc();
   OpBuilder b(forall);
   SmallVector<Value> lbs = getValueOrCreateConstantIndexOp(
@@ -412,8 +515,13 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
   SmallVector<Value> steps =
       getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep());
   IterationSpace space = getIterationSpace(b, loc, lbs, ubs, steps);
-  gpu::LaunchOp launch = createLaunch(b, loc, space.counts,
-                                      constantIndex(b, loc, blockSize));
+  Value dynamicShared = nullptr;
+  if (sharedBytes > 0)
+    dynamicShared = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                 sharedBytes);
+  gpu::LaunchOp launch =
+      createLaunch(b, loc, space.counts, constantIndex(b, loc, blockSize),
+                   dynamicShared);
 
   // The forall's induction variables are the block ids.
   gpu::KernelDim3 ids = launch.getBlockIds();
@@ -429,8 +537,34 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
     b.clone(op, mapping);
   forall.erase();
 
-  int64_t sharedBytes = 0;
-  return distributeOverThreads(*body, launch, sharedBytes);
+  // Each buffer is a view of the shared memory at its offset, cast to the
+  // generic address space so that its users keep their types (generic
+  // loads reach shared memory; LLVM's address-space inference turns them
+  // into ld.shared where it can).
+  if (!buffers.empty()) {
+    b.setInsertionPointToStart(body);
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+    Value shared = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+    for (auto [buffer, offset] : llvm::zip(buffers, offsets)) {
+      Operation *clone =
+          mapping.lookup(buffer->getResult(0)).getDefiningOp();
+      auto type = cast<MemRefType>(clone->getResult(0).getType());
+      auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(), workgroup);
+      Value view = memref::ViewOp::create(
+          b, clone->getLoc(), sharedType, shared,
+          constantIndex(b, clone->getLoc(), offset), ValueRange{});
+      Value generic =
+          memref::MemorySpaceCastOp::create(b, clone->getLoc(), type, view);
+      clone->getResult(0).replaceAllUsesWith(generic);
+      clone->erase();
+    }
+  }
+  return distributeOverThreads(*body, launch);
 }
 
 /// Rewrites the block-level code in `block` (executed by every thread of
@@ -439,8 +573,7 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
 /// buffers live in shared memory. A barrier separates every distributed
 /// piece from what comes before and after it.
 LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
-                                                     gpu::LaunchOp launch,
-                                                     int64_t &sharedBytes) {
+                                                     gpu::LaunchOp launch) {
   Value thread = launch.getThreadIds().x;
   auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
     // No second barrier where only index arithmetic and views separate this
@@ -464,41 +597,6 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
     Location loc = op->getLoc();
     OpBuilder b(op);
 
-    if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
-      // A buffer of the block's tile: shared memory.
-      auto type = cast<MemRefType>(op->getResult(0).getType());
-      if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
-          !type.getElementType().isIntOrIndexOrFloat())
-        return op->emitOpError("allocates a buffer of dynamic shape inside "
-                               "a GPU block; only static tiles can live in "
-                               "shared memory");
-      // Index elements are 64-bit on the GPU (the pipeline's index width).
-      Type element = type.getElementType();
-      int64_t elementBytes =
-          element.isIndex() ? 8
-                            : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-      sharedBytes += type.getNumElements() * elementBytes;
-      if (sharedBytes > sharedMemoryBytes)
-        return op->emitOpError("needs ")
-               << sharedBytes << " bytes of shared memory per block, more "
-               << "than the " << static_cast<int64_t>(sharedMemoryBytes)
-               << " available; use smaller tiles";
-      auto workgroup = gpu::AddressSpaceAttr::get(
-          op->getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
-      auto sharedType = MemRefType::get(type.getShape(),
-                                        type.getElementType(),
-                                        MemRefLayoutAttrInterface(), workgroup);
-      BlockArgument shared = launch.addWorkgroupAttribution(sharedType, loc);
-      // Generic addressing reaches shared memory too, so the buffer's users
-      // keep their types. The cast goes to the top of the kernel, out of the
-      // way of the barriers.
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&launch.getBody().front());
-      Value generic = memref::MemorySpaceCastOp::create(b, loc, type, shared);
-      op->getResult(0).replaceAllUsesWith(generic);
-      op->erase();
-      continue;
-    }
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
       if (loop.getNumReductions() != 0)
         return loop.emitOpError("with reductions cannot be mapped to GPU "
@@ -517,8 +615,7 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
     }
     bool holdsParallelWork = false;
     op->walk([&](Operation *nested) {
-      if (nested != op &&
-          isa<scf::ParallelOp, memref::AllocOp, memref::AllocaOp>(nested))
+      if (nested != op && isa<scf::ParallelOp>(nested))
         holdsParallelWork = true;
     });
     if (holdsParallelWork) {
@@ -529,7 +626,7 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
                                "to GPU threads");
       for (Region &region : op->getRegions())
         for (Block &nested : region)
-          if (failed(distributeOverThreads(nested, launch, sharedBytes)))
+          if (failed(distributeOverThreads(nested, launch)))
             return failure();
       continue;
     }

@@ -13,19 +13,22 @@
 
 // The host copies the inputs to the device, launches the kernels on one
 // stream and copies the result back. All kernels are in one module; the
-// attention kernel has a block per (batch, query tile), its tiles in shared
-// memory, and barriers between its steps.
+// attention kernel has a block per (batch, query tile), its tiles (and the
+// query, key and value tiles it reads) in dynamic shared memory, and
+// barriers between its steps.
 // GPU:      func.func @main(%[[Q:.*]]: memref<2x64x16xf32>, %{{.*}}: memref<2x64x16xf32>, %{{.*}}: memref<2x64x16xf32>, %[[OUT:.*]]: memref<2x64x16xf32>)
 // GPU:        %[[DQ:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<2x64x16xf32>
 // GPU:        gpu.memcpy async [%{{.*}}] %[[DQ]], %[[Q]]
-// GPU:        gpu.launch_func async [%{{.*}}] @main_kernel::@main_kernel_0 blocks in (%c2, %c2, %c1) threads in (%c128, %c1, %c1)
+// GPU:        gpu.launch_func async [%{{.*}}] @main_kernel::@main_kernel_0 blocks in (%c2, %c2, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %{{.*}} args(
 // GPU:        gpu.memcpy async [%{{.*}}] %[[OUT]], %{{.*}}
 // GPU:        gpu.wait [%{{.*}}]
 // GPU:        return
 // GPU:      gpu.module @main_kernel {
 // GPU-NOT:  gpu.module
-// GPU:        gpu.func @main_kernel_0({{.*}}) workgroup({{.*}}memref<32x16xf32, #gpu.address_space<workgroup>>{{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 2, 1>}
+// GPU:        gpu.func @main_kernel_0({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, known_grid_size = array<i32: 2, 2, 1>}
 // GPU:          %[[T:.*]] = gpu.thread_id x
+// GPU:          %[[SHARED:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// GPU:          memref.view %[[SHARED]][%{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<32x16xf32, #gpu.address_space<workgroup>>
 // GPU:          gpu.barrier
 // GPU:          scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} {
 // GPU:          math.exp

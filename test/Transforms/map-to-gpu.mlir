@@ -37,16 +37,20 @@ func.func @elementwise(%x: memref<4x100xf32>, %y: memref<4x100xf32>) {
 
 // -----
 
-// A tile loop: one block per tile. The tile's buffer lives in shared
-// memory; each of its loops is spread over the block's threads, between
-// barriers. The constant gets a device copy.
+// A tile loop: one block per tile. The tile's buffer lives in the block's
+// dynamic shared memory; each of its loops is spread over the block's
+// threads, between barriers. The constant gets a device copy.
 
 // CHECK-LABEL: func.func @tiles(
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 1600 : i32
 // CHECK:         %[[BIAS:.*]] = memref.get_global @bias
 // CHECK:         %[[DBIAS:.*]] = gpu.alloc () : memref<100xf32>
 // CHECK-NEXT:    gpu.memcpy %[[DBIAS]], %[[BIAS]]
-// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, {{.*}}) workgroup(%[[SHARED:.*]] : memref<4x100xf32, #gpu.address_space<workgroup>>) {
-// CHECK-NEXT:      %[[TILE:.*]] = memref.memory_space_cast %[[SHARED]] : memref<4x100xf32, #gpu.address_space<workgroup>> to memref<4x100xf32>
+// CHECK:         gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128, {{.*}}) dynamic_shared_memory_size %[[BYTES]] {
+// CHECK-NEXT:      %[[SHARED:.*]] = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[VIEW:.*]] = memref.view %[[SHARED]][%[[C0]]][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4x100xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT:      %[[TILE:.*]] = memref.memory_space_cast %[[VIEW]] : memref<4x100xf32, #gpu.address_space<workgroup>> to memref<4x100xf32>
 // CHECK:           gpu.barrier
 // CHECK-NEXT:      scf.for %[[I:.*]] = %[[T]] to %c400 step %c128 {
 // CHECK:             memref.load %[[DBIAS]]
@@ -75,6 +79,43 @@ func.func @tiles(%x: memref<8x100xf32>, %y: memref<8x100xf32>) {
     %out = memref.subview %y[%row, 0] [4, 100] [1, 1] : memref<8x100xf32> to memref<4x100xf32, strided<[100, 1], offset: ?>>
     memref.copy %tile, %out : memref<4x100xf32> to memref<4x100xf32, strided<[100, 1], offset: ?>>
     memref.dealloc %tile : memref<4x100xf32>
+  }
+  return
+}
+
+// -----
+
+// A contraction in a tile reads its global operands through shared memory:
+// each is copied into a block buffer (16-byte aligned after the others)
+// first, by all threads, and the product reads the copies.
+
+// CHECK-LABEL: func.func @staged(
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C64:.*]] = arith.constant 64 : index
+// CHECK-DAG:     %[[C96:.*]] = arith.constant 96 : index
+// CHECK-DAG:     %[[BYTES:.*]] = arith.constant 128 : i32
+// CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %[[BYTES]] {
+// CHECK:           %[[OUT:.*]] = memref.view %{{.*}}[%[[C0]]][] {{.*}} to memref<4x4xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[A:.*]] = memref.view %{{.*}}[%[[C64]]][] {{.*}} to memref<4x2xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[A_CAST:.*]] = memref.memory_space_cast %[[A]]
+// CHECK:           %[[B:.*]] = memref.view %{{.*}}[%[[C96]]][] {{.*}} to memref<2x4xf32, #gpu.address_space<workgroup>>
+// CHECK:           %[[B_CAST:.*]] = memref.memory_space_cast %[[B]]
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[A_CAST]]
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[B_CAST]]
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               memref.load %[[A_CAST]]
+// CHECK:               memref.load %[[B_CAST]]
+func.func @staged(%a: memref<2x4x2xf32>, %b: memref<2x2x4xf32>) {
+  scf.forall (%i) in (2) {
+    %tile = memref.alloc() : memref<4x4xf32>
+    %sa = memref.subview %a[%i, 0, 0] [1, 4, 2] [1, 1, 1] : memref<2x4x2xf32> to memref<4x2xf32, strided<[2, 1], offset: ?>>
+    %sb = memref.subview %b[%i, 0, 0] [1, 2, 4] [1, 1, 1] : memref<2x2x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<4x2xf32, strided<[2, 1], offset: ?>>, memref<2x4xf32, strided<[4, 1], offset: ?>>) outs(%tile : memref<4x4xf32>)
   }
   return
 }

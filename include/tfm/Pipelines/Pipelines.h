@@ -112,6 +112,11 @@ enum class GpuStage {
 };
 
 std::optional<GpuStage> parseGpuStage(llvm::StringRef name);
+
+/// The shared memory one block may use on `chip` (sm_XX), in bytes: 227 KiB
+/// on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89, 64 KiB on sm_75;
+/// 48 KiB, what every GPU allows without opting in, for other names.
+int64_t getMaxSharedMemoryPerBlock(llvm::StringRef chip);
 llvm::StringRef getGpuStageNames();
 
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
@@ -164,6 +169,8 @@ struct GpuPipelineConfig {
   std::string toolkitPath;
   unsigned optLevel = 3;
   int64_t blockSize = 128;
+  /// Shared memory a block may use; 0: the limit of `chip`.
+  int64_t sharedMemoryBytes = 0;
   int64_t attentionQTile = 0;
   int64_t attentionKvTile = 0;
   /// Map to the GPU with one thread per block, then run the launches as

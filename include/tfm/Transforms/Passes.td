@@ -378,9 +378,11 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       iteration. Inside the block, every parallel loop is spread over the
       block's threads (a thread-strided loop over its linearized iteration
       space) between `gpu.barrier`s; other code that writes memory runs on
-      thread 0; buffers allocated inside the block live in shared memory
-      (`#gpu.address_space<workgroup>`), so the block's tiles never leave the
-      multiprocessor.
+      thread 0; buffers allocated inside the block live in the block's
+      dynamic shared memory (`gpu.dynamic_shared_memory`), so the block's
+      tiles never leave the multiprocessor. The global-memory operands of
+      the contractions in the tile (flash attention's query, key and value
+      tiles) are staged through shared memory too, while they fit.
     - Any other top-level parallel loop (an elementwise op, a matmul, a
       normalization's rows) becomes one launch with one thread per
       iteration; sequential code that writes memory runs in a launch of one
@@ -394,7 +396,8 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
            "Threads per block">,
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
            /*default=*/"49152",
-           "Static shared memory a block may use, in bytes">,
+           "Shared memory a block may use, in bytes (the target's limit; "
+           "above 48 KiB the runtime opts the kernel in)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -411,7 +414,8 @@ def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> 
     Turns the `gpu.launch` regions that `tfm-map-to-gpu{block-size=1}`
     produces into loops over the grid that the CPU pipeline can compile:
     block ids become induction variables, the one thread's id is 0, shared
-    memory becomes a stack buffer per block, barriers disappear, and device
+    memory (workgroup attributions or dynamic shared memory) becomes a stack
+    buffer per block, barriers disappear, and device
     allocations and copies become host ones. The result computes what the
     kernels compute, one block after another, so the GPU mapping (staging,
     tiling into blocks, index arithmetic, shared buffers) can be checked

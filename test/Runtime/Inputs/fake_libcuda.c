@@ -29,6 +29,7 @@ FAIL(cuCtxSetCurrent)
 FAIL(cuModuleLoadData)
 FAIL(cuModuleUnload)
 FAIL(cuModuleGetFunction)
+FAIL(cuFuncSetAttribute)
 #ifndef OMIT_LAUNCH
 FAIL(cuLaunchKernel)
 #endif

@@ -15,7 +15,7 @@
 // PTX-NEXT:  .address_size 64
 // PTX:       .visible .entry __tfm_entry_kernel(
 // PTX:       .visible .entry __tfm_entry_kernel_0(
-// PTX:       .shared .align 4 .b8 __wg___tfm_entry_kernel_0_{{[0-9]+}}[8192];
+// PTX:       .shared .align 16 .b8 __dynamic_shmem__0;
 // PTX:       ld.shared.b32
 // PTX:       bar.sync 0;
 // PTX-NOT:   .version
@@ -26,7 +26,8 @@
 
 // GPU:       gpu.module @__tfm_entry_kernel
 // GPU-NOT:   gpu.module
-// GPU:       gpu.func @__tfm_entry_kernel_0({{.*}}) workgroup(
+// GPU:       gpu.func @__tfm_entry_kernel_0(
+// GPU:         gpu.dynamic_shared_memory
 
 // EMBEDDED:  gpu.binary @__tfm_entry_kernel {{.*}}assembly = "
 
@@ -38,8 +39,10 @@
 // FORMAT: error: unknown --gpu-format 'sass' (auto, cubin, ptx, fatbin)
 // RUN: not tfm-compile %s --target=nvptx --emit=mlir --stage=vector 2>&1 | FileCheck %s --check-prefix=STAGE
 // STAGE: error: unknown stage 'vector' for --stage (graph|linalg|bufferized|gpu|nvvm|llvm)
-// RUN: not tfm-compile %s --target=nvptx --attention-q-tile=128 --attention-kv-tile=128 -o %t 2>&1 | FileCheck %s --check-prefix=SHARED
-// SHARED: error: 'memref.alloc' op needs {{[0-9]+}} bytes of shared memory per block, more than the 49152 available; use smaller tiles
+// Shared memory is the architecture's: 227 KiB on sm_90, 64 KiB on sm_75.
+// RUN: tfm-compile %s --target=nvptx --attention-q-tile=128 --attention-kv-tile=128 --emit=ptx -o /dev/null
+// RUN: not tfm-compile %s --target=nvptx --gpu-arch=sm_75 --attention-q-tile=128 --attention-kv-tile=128 -o %t 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED: error: 'memref.alloc' op needs {{[0-9]+}} bytes of shared memory per block, more than the 65536 available; use smaller tiles
 
 func.func @main(%q: tensor<2x256x64xf32>, %k: tensor<2x256x64xf32>,
                 %v: tensor<2x256x64xf32>) -> tensor<2x256x64xf32> {
