@@ -13,6 +13,7 @@
 
 #include "Backend.h"
 #include "EntryPoint.h"
+#include "Input.h"
 #include "Weights.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
@@ -156,9 +157,10 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   if (target != "cpu")
     return fail("unknown target '" + target + "' (supported: cpu)");
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  int exitCode;
+  OwningOpRef<ModuleOp> module = tfm::loadInput(sources, &context, exitCode);
   if (!module)
-    return 1;
+    return exitCode;
 
   func::FuncOp entry = tfm::findEntry(*module, entryName);
   if (!entry || failed(tfm::bindWeights(entry, weightsFile)))
