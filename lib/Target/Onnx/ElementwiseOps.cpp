@@ -17,6 +17,9 @@
 using namespace mlir;
 using namespace mlir::tfm::onnx_import;
 
+/// The largest result the importer evaluates from literal operands.
+static constexpr int64_t kMaxFoldedElements = 1 << 16;
+
 namespace {
 
 /// An ONNX elementwise op: how to evaluate it on doubles, and how to emit it
@@ -31,6 +34,8 @@ struct Elementwise {
   bool sameTypes = true;
   /// The operand whose element type the result has (unless a predicate).
   int resultOperand = 0;
+  /// The operand that must be bool, if any (Where's condition).
+  int conditionOperand = -1;
 };
 
 } // namespace
@@ -99,8 +104,19 @@ static LogicalResult importElementwise(Importer &importer,
                << " and " << type;
   Type resultType =
       op.isPredicate ? importer.builder().getI1Type() : elementType;
+  if (op.conditionOperand >= 0 &&
+      !types[op.conditionOperand].getElementType().isInteger(1))
+    return importer.emitError()
+           << node.op_type() << "'s condition must be bool, found "
+           << types[op.conditionOperand];
+  if (llvm::any_of(*shape, [](int64_t d) { return d == 0; }) &&
+      !importer.allLiterals(node))
+    return importer.emitError() << "empty tensors are not supported";
 
-  if (importer.allLiterals(node)) {
+  int64_t count = 1;
+  for (int64_t dim : *shape)
+    count *= dim;
+  if (importer.allLiterals(node) && count <= kMaxFoldedElements) {
     SmallVector<Literal> literals;
     for (int i = 0; i < arity; ++i)
       literals.push_back(*importer.getLiteral(node, i));
@@ -307,6 +323,7 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
   Elementwise where;
   where.sameTypes = false;
   where.resultOperand = 1;
+  where.conditionOperand = 0;
   where.evaluate = [](ArrayRef<double> x) { return x[0] != 0 ? x[1] : x[2]; };
   where.emitFloat =
       where.emitInt = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {

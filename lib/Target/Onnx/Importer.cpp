@@ -20,6 +20,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MathExtras.h"
@@ -181,7 +182,7 @@ onnx_import::getIntsAttr(const onnx::NodeProto &node, StringRef name) {
 
 FailureOr<int64_t> onnx_import::normalizeAxis(Importer &importer, int64_t axis,
                                               int64_t rank) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+  if (axis < -rank || axis >= rank) {
     importer.emitError() << "axis " << axis << " is out of range for rank "
                          << rank;
     return failure();
@@ -199,6 +200,14 @@ Importer::Importer(MLIRContext *context, StringRef filename)
   addElementwiseHandlers(handlers);
   addShapeHandlers(handlers);
   addNnHandlers(handlers);
+}
+
+InFlightDiagnostic Importer::emitError() {
+  InFlightDiagnostic diag = mlir::emitError(b.getLoc());
+  if (currentNode)
+    diag << "node '" << currentNode->name() << "' (" << currentNode->op_type()
+         << "): ";
+  return diag;
 }
 
 int Importer::numInputs(const onnx::NodeProto &node) {
@@ -644,13 +653,15 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   b.setLoc(NameLoc::get(StringAttr::get(getContext(), name),
                         FileLineColLoc::get(filename, 0, 0)));
   const NodeHandler &handler = handlers.find(node.op_type())->second;
+  currentNode = &node;
+  llvm::scope_exit clear([&] { currentNode = nullptr; });
   if (failed(handler(*this, node)))
     return failure();
   for (int i = 0, e = node.output_size(); i < e; ++i) {
     const std::string &output = node.output(i);
     if (!output.empty() && !values.count(output) && !constants.count(output))
-      return emitError() << node.op_type() << " output " << i << " ('" << output
-                         << "') is not supported";
+      return emitError() << "unsupported output " << i << " ('" << output
+                         << "')";
   }
   return success();
 }
@@ -746,9 +757,7 @@ OwningOpRef<ModuleOp> Importer::importModel(const onnx::ModelProto &model,
   // invalid model.
   ScopedDiagnosticHandler watch(getContext(), [&](Diagnostic &diag) {
     std::string message = diag.str();
-    if (StringRef(message).starts_with("unsupported") ||
-        StringRef(message).contains("unsupported data type") ||
-        StringRef(message).contains("unsupported element type"))
+    if (StringRef(message).contains("unsupported"))
       unsupported = true;
     return failure(); // let the next handler print it
   });

@@ -93,8 +93,8 @@ public:
   MLIRContext *getContext() { return b.getContext(); }
   Location getLoc() { return b.getLoc(); }
 
-  /// An error at the current node.
-  InFlightDiagnostic emitError() { return mlir::emitError(b.getLoc()); }
+  /// An error at the current node, whose message starts by naming it.
+  InFlightDiagnostic emitError();
 
   /// The number of inputs of `node`, not counting trailing empty names.
   static int numInputs(const onnx::NodeProto &node);
@@ -157,6 +157,8 @@ private:
 
   ImplicitLocOpBuilder b;
   StringAttr filename;
+  /// The node being imported, if any.
+  const onnx::NodeProto *currentNode = nullptr;
   HandlerTable handlers;
   /// SSA values by ONNX name.
   llvm::StringMap<Value> values;

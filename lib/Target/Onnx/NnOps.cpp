@@ -15,6 +15,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 using namespace mlir;
@@ -250,6 +252,19 @@ static LogicalResult importReduceMean(Importer &importer,
   return importer.setValue(node, 0, mean);
 }
 
+/// The double with the fewest decimal digits that rounds to `value`: the
+/// epsilon 1e-5 of a float attribute is 1e-5, not 9.99999974e-06.
+static double shortestDouble(float value) {
+  for (int digits = 1; digits < 9; ++digits) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    double candidate = std::strtod(text, nullptr);
+    if (static_cast<float>(candidate) == value)
+      return candidate;
+  }
+  return value;
+}
+
 static LogicalResult importLayerNormalization(Importer &importer,
                                               const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
@@ -290,7 +305,7 @@ static LogicalResult importLayerNormalization(Importer &importer,
   } else {
     beta = importer.splat(vectorType, 0);
   }
-  double epsilon = getFloatAttr(node, "epsilon", 1e-5f);
+  double epsilon = shortestDouble(getFloatAttr(node, "epsilon", 1e-5f));
   return importer.setValue(
       node, 0,
       LayerNormOp::create(importer.builder(), *input, gamma, beta,
@@ -313,6 +328,7 @@ static LogicalResult importConv(Importer &importer,
     return getIntsAttr(node, name).value_or(defaultValue);
   };
   bool isPatchEmbed =
+      kernel[0] > 0 && kernel[1] > 0 &&
       attrOr("kernel_shape", kernel) == kernel &&
       attrOr("strides", {1, 1}) == kernel &&
       attrOr("dilations", {1, 1}) == SmallVector<int64_t>{1, 1} &&
@@ -321,7 +337,7 @@ static LogicalResult importConv(Importer &importer,
       getIntAttr(node, "group", 1) == 1 &&
       type->getDimSize(1) == weightType->getDimSize(1) &&
       type->getDimSize(2) % kernel[0] == 0 &&
-      type->getDimSize(3) % kernel[1] == 0 && kernel[0] > 0 && kernel[1] > 0;
+      type->getDimSize(3) % kernel[1] == 0;
   if (!isPatchEmbed)
     return importer.emitError()
            << "unsupported Conv: tfm imports convolutions whose stride "

@@ -578,6 +578,8 @@ static LogicalResult importConcat(Importer &importer,
       return failure();
     operands.push_back(*value);
   }
+  if (operands.empty())
+    return importer.emitError() << "empty tensors are not supported";
   if (operands.size() == 1)
     return importer.setValue(node, 0, operands.front());
   return importer.setValue(
@@ -595,6 +597,9 @@ static LogicalResult importGather(Importer &importer,
       normalizeAxis(importer, getIntAttr(node, "axis", 0), rank);
   if (failed(axis))
     return failure();
+  if (!isa<IntegerType>(indicesType->getElementType()))
+    return importer.emitError()
+           << "Gather's indices must be integers, found " << *indicesType;
   std::optional<Literal> indices = importer.getLiteral(node, 1);
   if (!indices) {
     // Token ids into an embedding table: nn.Embedding.
@@ -628,7 +633,8 @@ static LogicalResult importGather(Importer &importer,
   int64_t inner = product(type->getShape().drop_front(*axis + 1));
   int64_t count = indices->size();
 
-  if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
+  std::optional<Literal> literal = importer.getLiteral(node, 0);
+  if (literal && product(shape) <= (1 << 16)) {
     return importer.setLiteral(
         node, 0, remap(*literal, shape, [&](ArrayRef<int64_t> coords) {
           int64_t outerIndex = 0, k = 0, innerIndex = 0;
