@@ -34,8 +34,12 @@ for text in "$root"/test/Target/Onnx/Inputs/*.textproto; do
 done
 cp "$root"/test/Target/Onnx/fuzz-regressions/* "$seeds/" 2>/dev/null || true
 if /usr/bin/python3 -c "import torch" 2>/dev/null; then
-  /usr/bin/python3 "$root/test/lib/onnxcheck.py" mha --export-only \
-    --work "$seeds/torch" >/dev/null 2>&1 && cp "$seeds/torch/mha.onnx" "$seeds/"
+  for model in mha decoder vit; do
+    [[ -f $seeds/$model.onnx ]] && continue
+    /usr/bin/python3 "$root/test/lib/onnxcheck.py" "$model" --export-only \
+      --opset 14 --work "$seeds/torch" >/dev/null 2>&1 &&
+      cp "$seeds/torch/$model.onnx" "$seeds/"
+  done
   rm -rf "$seeds/torch"
 fi
 

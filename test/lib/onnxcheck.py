@@ -17,6 +17,7 @@ when exporting, compiling or running fails.
 """
 
 import argparse
+import inspect
 import os
 import sys
 
@@ -81,6 +82,24 @@ class TokenEncoder(nn.Module):
         return self.layer(self.embed(ids))
 
 
+class MixedOps(nn.Module):
+    """The ONNX ops the models above do not write: Split, Less, Not, And,
+    Where, Tanh (tanh GELU), ReduceMean outside a LayerNorm, Range, Cast of
+    a computed tensor, Flatten, Squeeze; a float and an int64 input."""
+
+    def forward(self, x, ids):
+        a, b = torch.split(x, [12, 20], dim=-1)
+        keep = (ids < 40) & ~(ids == 3)
+        y = torch.where(keep.unsqueeze(-1), torch.tanh(a), a * 2.0)
+        z = nn.functional.gelu(b, approximate="tanh")
+        w = torch.cat([y, z], dim=-1)
+        w = w - w.mean(-1, keepdim=True)
+        w = w / torch.sqrt((w ** 2).mean(1, keepdim=True) + 1.0)
+        pos = torch.arange(x.shape[1], dtype=torch.float32)
+        w = w + pos.unsqueeze(-1) / 8 + ids.float().unsqueeze(-1) / 50
+        return torch.flatten(w, 1).unsqueeze(0).squeeze(0)
+
+
 def vit():
     from torchvision.models.vision_transformer import VisionTransformer
     model = VisionTransformer(image_size=32, patch_size=8, num_layers=2,
@@ -113,6 +132,8 @@ MODELS = {
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
+    "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
+                                     torch.randint(0, 50, (BATCH, SEQ)))),
 }
 
 
@@ -128,7 +149,9 @@ def export(name, work, opset):
     # With gradients enabled: under no_grad, eval-mode encoder layers and
     # nn.MultiheadAttention take PyTorch's fused fast path, which the
     # exporter does not support.
-    torch.onnx.export(module, inputs, path, opset_version=opset)
+    names = list(inspect.signature(module.forward).parameters)[:len(inputs)]
+    torch.onnx.export(module, inputs, path, opset_version=opset,
+                      input_names=names, output_names=["y"])
     outputs = module(*inputs)
     if isinstance(outputs, torch.Tensor):
         outputs = (outputs,)

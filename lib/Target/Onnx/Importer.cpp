@@ -491,6 +491,15 @@ Value Importer::broadcastTo(Value value, ArrayRef<int64_t> shape) {
   auto type = cast<RankedTensorType>(value.getType());
   if (type.getShape() == shape)
     return value;
+  if (type.getElementType().isInteger(1)) {
+    // The CPU pipeline miscompiles linalg.broadcast of i1 tensors: broadcast
+    // bytes and compare them with 0 instead.
+    Value bytes = arith::ExtUIOp::create(b, type.clone(b.getI8Type()), value);
+    Value wide = broadcastTo(bytes, shape);
+    auto wideType = cast<RankedTensorType>(wide.getType());
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, wide,
+                                 splat(wideType, 0));
+  }
   // Keep the dimensions of `value` that are not broadcast; the others are
   // collapsed away and then added back by linalg.broadcast.
   int64_t offset = static_cast<int64_t>(shape.size()) - type.getRank();
