@@ -17,9 +17,6 @@
 using namespace mlir;
 using namespace mlir::tfm::onnx_import;
 
-/// The largest result the importer evaluates from literal operands.
-static constexpr int64_t kMaxFoldedElements = 1 << 16;
-
 namespace {
 
 /// An ONNX elementwise op: how to evaluate it on doubles, and how to emit it
@@ -116,7 +113,7 @@ static LogicalResult importElementwise(Importer &importer,
   int64_t count = 1;
   for (int64_t dim : *shape)
     count *= dim;
-  if (importer.allLiterals(node) && count <= kMaxFoldedElements) {
+  if (importer.allLiterals(node) && count <= kMaxLiteralElements) {
     SmallVector<Literal> literals;
     for (int i = 0; i < arity; ++i)
       literals.push_back(*importer.getLiteral(node, i));

@@ -31,8 +31,6 @@ using namespace mlir;
 using namespace mlir::tfm;
 using namespace mlir::tfm::onnx_import;
 
-/// The largest tensor the importer evaluates at import time.
-static constexpr int64_t kMaxLiteralElements = 1 << 16;
 /// The largest tensor the importer accepts at all (2^31 elements).
 static constexpr int64_t kMaxElements = int64_t(1) << 31;
 

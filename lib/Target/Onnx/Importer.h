@@ -27,6 +27,10 @@
 
 namespace mlir::tfm::onnx_import {
 
+/// The largest tensor the importer evaluates at import time: shapes,
+/// indices and masks are far smaller, weights are never evaluated.
+constexpr int64_t kMaxLiteralElements = 1 << 16;
+
 /// A tensor known at import time, held as int64 or double values whatever
 /// its element type. Only small tensors (shapes, indices, scalars, masks)
 /// are evaluated this way; weights stay DenseElementsAttrs.

@@ -634,7 +634,7 @@ static LogicalResult importGather(Importer &importer,
   int64_t count = indices->size();
 
   std::optional<Literal> literal = importer.getLiteral(node, 0);
-  if (literal && product(shape) <= (1 << 16)) {
+  if (literal && product(shape) <= kMaxLiteralElements) {
     return importer.setLiteral(
         node, 0, remap(*literal, shape, [&](ArrayRef<int64_t> coords) {
           int64_t outerIndex = 0, k = 0, innerIndex = 0;
@@ -682,7 +682,7 @@ static LogicalResult importExpand(Importer &importer,
   if (product(*shape) > (int64_t(1) << 28))
     return importer.emitError() << "Expand to [" << *shape << "] is too large";
   if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
-    if (product(*shape) <= (1 << 16)) {
+    if (product(*shape) <= kMaxLiteralElements) {
       SmallVector<int64_t> strides = getStrides(*shape);
       return importer.setLiteral(
           node, 0, remap(*literal, *shape, [&](ArrayRef<int64_t> coords) {
