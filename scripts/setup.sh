@@ -11,8 +11,12 @@ packages=(
   mlir-22-tools libfmt-dev
   # OpenMP runtime for the parallel loops of compiled models.
   libomp-22-dev
-  # Test references (Debian's python3, not a pyenv one).
-  python3 python3-numpy
+  # The ONNX importer: the protobuf classes of libonnx-dev, and protoc to
+  # encode the tests' text-format models.
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # Test references (Debian's python3, not a pyenv one); PyTorch exports the
+  # ONNX tests' models.
+  python3 python3-numpy python3-torch python3-torchvision
 )
 
 missing=()

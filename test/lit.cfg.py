@@ -26,7 +26,8 @@ llvm_config.use_default_substitutions()
 
 # FileCheck, not and count come from LLVM; the tfm tools from the build.
 tool_dirs = [config.tfm_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tfm-opt", "tfm-compile"], tool_dirs)
+llvm_config.add_tool_substitutions(["tfm-opt", "tfm-compile", "tfm-translate"],
+                                   tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # Integration tests compare against NumPy references, with Debian's python3.
@@ -57,3 +58,13 @@ ptxas = shutil.which("ptxas") or next(
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
+
+# The ONNX tests export PyTorch modules with Debian's python3-torch.
+if has_module("torch") and has_module("torchvision"):
+    config.available_features.add("torch")
+
+# ONNX models written as protobuf text (test/Target/Onnx/Inputs/*.textproto)
+# are encoded with protoc against libonnx-dev's schema.
+config.substitutions.append(
+    ("%onnx-encode", "protoc --encode=onnx.ModelProto -I/usr/include/onnx "
+     "/usr/include/onnx/onnx.proto"))

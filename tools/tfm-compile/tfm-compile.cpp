@@ -14,6 +14,7 @@
 
 #include "Backend.h"
 #include "EntryPoint.h"
+#include "Input.h"
 #include "Weights.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
@@ -282,9 +283,10 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  int exitCode;
+  OwningOpRef<ModuleOp> module = tfm::loadInput(sources, &context, exitCode);
   if (!module)
-    return 1;
+    return exitCode;
 
   func::FuncOp entry = tfm::findEntry(*module, entryName);
   if (!entry || failed(tfm::bindWeights(entry, weightsFile)))

@@ -1,0 +1,824 @@
+//===- Importer.cpp - ONNX models to tfm graphs ---------------------------===//
+//
+// The model, the graph, tensors and literals; the ops are in
+// ElementwiseOps.cpp, ShapeOps.cpp and NnOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Target/Onnx/OnnxImport.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tfm;
+using namespace mlir::tfm::onnx_import;
+
+/// The largest tensor the importer accepts at all (2^31 elements).
+static constexpr int64_t kMaxElements = int64_t(1) << 31;
+
+//===----------------------------------------------------------------------===//
+// Literals and shapes
+//===----------------------------------------------------------------------===//
+
+int64_t Literal::size() const {
+  return isFloat() ? static_cast<int64_t>(floats.size())
+                   : static_cast<int64_t>(ints.size());
+}
+
+Literal Literal::empty(ArrayRef<int64_t> shape, Type type) {
+  Literal literal;
+  literal.shape.assign(shape.begin(), shape.end());
+  literal.elementType = type;
+  return literal;
+}
+
+void Literal::push(const Literal &source, int64_t i) {
+  if (isFloat())
+    floats.push_back(source.getDouble(i));
+  else
+    ints.push_back(source.getInt(i));
+}
+
+void Literal::pushDouble(double value) {
+  if (isFloat())
+    floats.push_back(value);
+  else if (elementType.isInteger(1))
+    ints.push_back(value != 0);
+  else
+    ints.push_back(static_cast<int64_t>(value));
+}
+
+DenseElementsAttr Literal::toAttr() const {
+  RankedTensorType type = getType();
+  if (auto floatType = dyn_cast<FloatType>(elementType)) {
+    SmallVector<APFloat> values;
+    values.reserve(floats.size());
+    for (double value : floats) {
+      APFloat element(value);
+      bool losesInfo;
+      element.convert(floatType.getFloatSemantics(),
+                      APFloat::rmNearestTiesToEven, &losesInfo);
+      values.push_back(element);
+    }
+    return DenseElementsAttr::get(type, values);
+  }
+  unsigned width = elementType.getIntOrFloatBitWidth();
+  SmallVector<APInt> values;
+  values.reserve(ints.size());
+  for (int64_t value : ints)
+    values.push_back(width == 1 ? APInt(1, value != 0)
+                                : APInt(width, value, /*isSigned=*/true,
+                                        /*implicitTrunc=*/true));
+  return DenseElementsAttr::get(type, values);
+}
+
+Literal Literal::fromAttr(DenseElementsAttr attr) {
+  auto type = cast<RankedTensorType>(attr.getType());
+  Literal literal = empty(type.getShape(), type.getElementType());
+  if (literal.isFloat()) {
+    for (const APFloat &value : attr.getValues<APFloat>()) {
+      APFloat wide = value;
+      bool losesInfo;
+      wide.convert(APFloat::IEEEdouble(), APFloat::rmNearestTiesToEven,
+                   &losesInfo);
+      literal.floats.push_back(wide.convertToDouble());
+    }
+    return literal;
+  }
+  bool isBool = type.getElementType().isInteger(1);
+  for (const APInt &value : attr.getValues<APInt>())
+    literal.ints.push_back(isBool ? value.getZExtValue()
+                                  : value.getSExtValue());
+  return literal;
+}
+
+SmallVector<int64_t> onnx_import::getStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+std::optional<SmallVector<int64_t>>
+onnx_import::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t y = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (x != y && x != 1 && y != 1)
+      return std::nullopt;
+    result[i] = x == 1 ? y : x;
+  }
+  return result;
+}
+
+int64_t onnx_import::broadcastIndex(ArrayRef<int64_t> outShape, int64_t index,
+                                    ArrayRef<int64_t> shape) {
+  int64_t result = 0, stride = 1;
+  for (int64_t i = static_cast<int64_t>(outShape.size()) - 1,
+               j = static_cast<int64_t>(shape.size()) - 1;
+       j >= 0; --i, --j) {
+    int64_t coordinate = index % outShape[i];
+    index /= outShape[i];
+    if (shape[j] != 1)
+      result += coordinate * stride;
+    stride *= shape[j];
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+const onnx::AttributeProto *onnx_import::getAttr(const onnx::NodeProto &node,
+                                                 StringRef name) {
+  for (const onnx::AttributeProto &attr : node.attribute())
+    if (attr.name() == name)
+      return &attr;
+  return nullptr;
+}
+
+int64_t onnx_import::getIntAttr(const onnx::NodeProto &node, StringRef name,
+                                int64_t defaultValue) {
+  const onnx::AttributeProto *attr = getAttr(node, name);
+  return attr && attr->has_i() ? attr->i() : defaultValue;
+}
+
+float onnx_import::getFloatAttr(const onnx::NodeProto &node, StringRef name,
+                                float defaultValue) {
+  const onnx::AttributeProto *attr = getAttr(node, name);
+  return attr && attr->has_f() ? attr->f() : defaultValue;
+}
+
+std::optional<SmallVector<int64_t>>
+onnx_import::getIntsAttr(const onnx::NodeProto &node, StringRef name) {
+  const onnx::AttributeProto *attr = getAttr(node, name);
+  if (!attr)
+    return std::nullopt;
+  return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
+}
+
+FailureOr<int64_t> onnx_import::normalizeAxis(Importer &importer, int64_t axis,
+                                              int64_t rank) {
+  if (axis < -rank || axis >= rank) {
+    importer.emitError() << "axis " << axis << " is out of range for rank "
+                         << rank;
+    return failure();
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+//===----------------------------------------------------------------------===//
+// Importer: inputs and outputs of nodes
+//===----------------------------------------------------------------------===//
+
+Importer::Importer(MLIRContext *context, StringRef filename)
+    : b(FileLineColLoc::get(context, filename, 0, 0), context),
+      filename(StringAttr::get(context, filename)) {
+  addElementwiseHandlers(handlers);
+  addShapeHandlers(handlers);
+  addNnHandlers(handlers);
+}
+
+InFlightDiagnostic Importer::emitError() {
+  InFlightDiagnostic diag = mlir::emitError(b.getLoc());
+  if (currentNode)
+    diag << "node '" << currentNode->name() << "' (" << currentNode->op_type()
+         << "): ";
+  return diag;
+}
+
+int Importer::numInputs(const onnx::NodeProto &node) {
+  int n = node.input_size();
+  while (n > 0 && node.input(n - 1).empty())
+    --n;
+  return n;
+}
+
+static LogicalResult missingInput(Importer &importer,
+                                  const onnx::NodeProto &node, int i) {
+  if (i >= node.input_size() || node.input(i).empty())
+    return importer.emitError() << node.op_type() << " needs input " << i;
+  return importer.emitError()
+         << "input '" << node.input(i)
+         << "' is not defined by an earlier node, a graph input or an "
+            "initializer";
+}
+
+FailureOr<RankedTensorType> Importer::getType(const onnx::NodeProto &node,
+                                              int i) {
+  if (hasInput(node, i)) {
+    if (DenseElementsAttr attr = constants.lookup(node.input(i)))
+      return cast<RankedTensorType>(attr.getType());
+    if (Value value = values.lookup(node.input(i)))
+      return cast<RankedTensorType>(value.getType());
+  }
+  return missingInput(*this, node, i);
+}
+
+FailureOr<Value> Importer::getValue(const onnx::NodeProto &node, int i) {
+  if (hasInput(node, i)) {
+    if (Value value = values.lookup(node.input(i)))
+      return value;
+    if (DenseElementsAttr attr = constants.lookup(node.input(i))) {
+      // Materialize once, at the top of the function, so that every later
+      // use is dominated.
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(b.getInsertionBlock());
+      Value value = constant(attr);
+      values[node.input(i)] = value;
+      return value;
+    }
+  }
+  return missingInput(*this, node, i);
+}
+
+DenseElementsAttr Importer::getConstant(const onnx::NodeProto &node, int i) {
+  return hasInput(node, i) ? constants.lookup(node.input(i))
+                           : DenseElementsAttr();
+}
+
+std::optional<Literal> Importer::getLiteral(const onnx::NodeProto &node,
+                                            int i) {
+  DenseElementsAttr attr = getConstant(node, i);
+  if (!attr || attr.getNumElements() > kMaxLiteralElements)
+    return std::nullopt;
+  return Literal::fromAttr(attr);
+}
+
+FailureOr<SmallVector<int64_t>> Importer::getInts(const onnx::NodeProto &node,
+                                                  int i, StringRef what) {
+  DenseElementsAttr attr = getConstant(node, i);
+  if (!attr) {
+    if (failed(getType(node, i)))
+      return failure();
+    return emitError() << node.op_type() << " needs a constant " << what
+                       << " (input " << i << ", '" << node.input(i)
+                       << "'); tfm imports static shapes only";
+  }
+  if (!attr.getElementType().isInteger() ||
+      cast<RankedTensorType>(attr.getType()).getRank() > 1 ||
+      attr.getNumElements() > kMaxLiteralElements)
+    return emitError() << "expected the " << what
+                       << " to be a scalar or a vector of integers, found "
+                       << attr.getType();
+  Literal literal = Literal::fromAttr(attr);
+  return SmallVector<int64_t>(literal.ints.begin(), literal.ints.end());
+}
+
+bool Importer::allLiterals(const onnx::NodeProto &node) {
+  for (int i = 0, e = node.input_size(); i < e; ++i) {
+    if (node.input(i).empty())
+      continue;
+    DenseElementsAttr attr = constants.lookup(node.input(i));
+    if (!attr || attr.getNumElements() > kMaxLiteralElements)
+      return false;
+  }
+  return true;
+}
+
+LogicalResult Importer::setValue(const onnx::NodeProto &node, int i,
+                                 Value value) {
+  if (i >= node.output_size())
+    return emitError() << node.op_type() << " has no output " << i;
+  if (node.output(i).empty())
+    return success();
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || !type.hasStaticShape())
+    return emitError() << "internal error: output '" << node.output(i)
+                       << "' has type " << value.getType();
+  if (values.count(node.output(i)) || constants.count(node.output(i)))
+    return emitError() << "'" << node.output(i) << "' is defined twice";
+  values[node.output(i)] = value;
+  return success();
+}
+
+LogicalResult Importer::setConstant(const onnx::NodeProto &node, int i,
+                                    DenseElementsAttr attr) {
+  if (i >= node.output_size())
+    return emitError() << node.op_type() << " has no output " << i;
+  if (node.output(i).empty())
+    return success();
+  if (values.count(node.output(i)) || constants.count(node.output(i)))
+    return emitError() << "'" << node.output(i) << "' is defined twice";
+  constants[node.output(i)] = attr;
+  return success();
+}
+
+LogicalResult Importer::setLiteral(const onnx::NodeProto &node, int i,
+                                   const Literal &literal) {
+  return setConstant(node, i, literal.toAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// Importer: tensors
+//===----------------------------------------------------------------------===//
+
+Type Importer::convertDataType(int32_t dataType) {
+  MLIRContext *context = getContext();
+  switch (dataType) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(context);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(context);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(context);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(context);
+  case onnx::TensorProto::INT64:
+    return IntegerType::get(context, 64);
+  case onnx::TensorProto::INT32:
+    return IntegerType::get(context, 32);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(context, 1);
+  default:
+    return nullptr;
+  }
+}
+
+/// The number of elements of `dims`, or failure when a dimension is
+/// negative or the product is too large.
+static FailureOr<int64_t> countElements(ArrayRef<int64_t> dims) {
+  int64_t count = 1;
+  for (int64_t dim : dims) {
+    if (dim < 0)
+      return failure();
+    if (dim != 0 && count > kMaxElements / dim)
+      return failure();
+    count *= dim;
+  }
+  return count;
+}
+
+FailureOr<DenseElementsAttr>
+Importer::convertTensor(const onnx::TensorProto &tensor) {
+  SmallVector<int64_t> dims(tensor.dims().begin(), tensor.dims().end());
+  FailureOr<int64_t> count = countElements(dims);
+  if (failed(count))
+    return emitError() << "tensor '" << tensor.name()
+                       << "' has a negative or too large shape";
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return emitError() << "tensor '" << tensor.name()
+                       << "' has external data, which tfm does not import "
+                          "(export the model as one file)";
+  Type elementType = convertDataType(tensor.data_type());
+  if (!elementType)
+    return emitError() << "tensor '" << tensor.name()
+                       << "' has unsupported data type " << tensor.data_type();
+  auto type = RankedTensorType::get(dims, elementType);
+  int64_t n = *count;
+  auto mismatch = [&](int64_t found) {
+    return emitError() << "tensor '" << tensor.name() << "' of type " << type
+                       << " holds " << found << " values, expected " << n;
+  };
+
+  if (tensor.has_raw_data()) {
+    const std::string &raw = tensor.raw_data();
+    int64_t bytes =
+        elementType.isInteger(1) ? 1 : elementType.getIntOrFloatBitWidth() / 8;
+    if (static_cast<int64_t>(raw.size()) != n * bytes)
+      return emitError() << "tensor '" << tensor.name() << "' of type " << type
+                         << " has " << raw.size() << " bytes of data, expected "
+                         << n * bytes;
+    if (elementType.isInteger(1)) {
+      SmallVector<bool> values;
+      for (char c : raw)
+        values.push_back(c != 0);
+      return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+    }
+    return DenseElementsAttr::getFromRawBuffer(
+        type, ArrayRef<char>(raw.data(), raw.size()));
+  }
+
+  switch (tensor.data_type()) {
+  case onnx::TensorProto::FLOAT: {
+    if (tensor.float_data_size() != n)
+      return mismatch(tensor.float_data_size());
+    SmallVector<float> values(tensor.float_data().begin(),
+                              tensor.float_data().end());
+    return DenseElementsAttr::get(type, ArrayRef<float>(values));
+  }
+  case onnx::TensorProto::DOUBLE: {
+    if (tensor.double_data_size() != n)
+      return mismatch(tensor.double_data_size());
+    SmallVector<double> values(tensor.double_data().begin(),
+                               tensor.double_data().end());
+    return DenseElementsAttr::get(type, ArrayRef<double>(values));
+  }
+  case onnx::TensorProto::INT64: {
+    if (tensor.int64_data_size() != n)
+      return mismatch(tensor.int64_data_size());
+    SmallVector<int64_t> values(tensor.int64_data().begin(),
+                                tensor.int64_data().end());
+    return DenseElementsAttr::get(type, ArrayRef<int64_t>(values));
+  }
+  case onnx::TensorProto::INT32: {
+    if (tensor.int32_data_size() != n)
+      return mismatch(tensor.int32_data_size());
+    SmallVector<int32_t> values(tensor.int32_data().begin(),
+                                tensor.int32_data().end());
+    return DenseElementsAttr::get(type, ArrayRef<int32_t>(values));
+  }
+  case onnx::TensorProto::BOOL: {
+    if (tensor.int32_data_size() != n)
+      return mismatch(tensor.int32_data_size());
+    SmallVector<bool> values;
+    for (int32_t value : tensor.int32_data())
+      values.push_back(value != 0);
+    return DenseElementsAttr::get(type, ArrayRef<bool>(values));
+  }
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16: {
+    if (tensor.int32_data_size() != n)
+      return mismatch(tensor.int32_data_size());
+    SmallVector<APFloat> values;
+    const llvm::fltSemantics &semantics =
+        cast<FloatType>(elementType).getFloatSemantics();
+    for (int32_t bits : tensor.int32_data())
+      values.push_back(APFloat(semantics, APInt(16, bits & 0xffff)));
+    return DenseElementsAttr::get(type, values);
+  }
+  default:
+    return emitError() << "tensor '" << tensor.name()
+                       << "' has unsupported data type " << tensor.data_type();
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Importer: IR helpers
+//===----------------------------------------------------------------------===//
+
+Value Importer::constant(DenseElementsAttr attr) {
+  return arith::ConstantOp::create(b, attr);
+}
+
+Value Importer::splat(RankedTensorType type, double value) {
+  Type elementType = type.getElementType();
+  if (isa<FloatType>(elementType))
+    return constant(
+        DenseElementsAttr::get(type, b.getFloatAttr(elementType, value)));
+  return constant(DenseElementsAttr::get(
+      type, b.getIntegerAttr(elementType, static_cast<int64_t>(value))));
+}
+
+Value Importer::empty(RankedTensorType type) {
+  return tensor::EmptyOp::create(b, type.getShape(), type.getElementType());
+}
+
+Value Importer::broadcastTo(Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  if (type.getElementType().isInteger(1)) {
+    // The CPU pipeline miscompiles linalg.broadcast of i1 tensors: broadcast
+    // bytes and compare them with 0 instead.
+    Value bytes = arith::ExtUIOp::create(b, type.clone(b.getI8Type()), value);
+    Value wide = broadcastTo(bytes, shape);
+    auto wideType = cast<RankedTensorType>(wide.getType());
+    return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, wide,
+                                 splat(wideType, 0));
+  }
+  // Keep the dimensions of `value` that are not broadcast; the others are
+  // collapsed away and then added back by linalg.broadcast.
+  int64_t offset = static_cast<int64_t>(shape.size()) - type.getRank();
+  SmallVector<int64_t> kept, added;
+  for (int64_t i = 0, e = shape.size(); i < e; ++i) {
+    int64_t j = i - offset;
+    if (j >= 0 && type.getDimSize(j) == shape[i])
+      kept.push_back(shape[i]);
+    else
+      added.push_back(i);
+  }
+  Value source = value;
+  if (static_cast<int64_t>(kept.size()) != type.getRank()) {
+    // Unit dimensions of the source group with their kept neighbours.
+    std::optional<SmallVector<ReassociationIndices>> groups =
+        getReassociationIndicesForCollapse(type.getShape(), kept);
+    SmallVector<ReassociationIndices> reassociation;
+    if (groups)
+      reassociation = *groups;
+    source = tensor::CollapseShapeOp::create(
+        b, RankedTensorType::get(kept, type.getElementType()), value,
+        reassociation);
+  }
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (added.empty())
+    return source;
+  return linalg::BroadcastOp::create(b, source, empty(resultType), added)
+      ->getResult(0);
+}
+
+Value Importer::reshape(Value value, ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getShape() == shape)
+    return value;
+  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (type.getRank() > static_cast<int64_t>(shape.size())) {
+    if (auto groups =
+            getReassociationIndicesForCollapse(type.getShape(), shape))
+      return tensor::CollapseShapeOp::create(b, resultType, value, *groups);
+  } else if (type.getRank() < static_cast<int64_t>(shape.size())) {
+    if (auto groups =
+            getReassociationIndicesForCollapse(shape, type.getShape()))
+      return tensor::ExpandShapeOp::create(b, resultType, value, *groups);
+  }
+  // Split both shapes into groups of equal products: collapse each source
+  // group to one dimension, then expand it to its target group. Unit
+  // dimensions left at the end of one shape join the last group.
+  ArrayRef<int64_t> from = type.getShape();
+  SmallVector<int64_t> middle;
+  SmallVector<ReassociationIndices> collapse, expand;
+  size_t i = 0, j = 0;
+  while (i < from.size() && j < shape.size()) {
+    ReassociationIndices sourceGroup{static_cast<int64_t>(i)},
+        targetGroup{static_cast<int64_t>(j)};
+    int64_t sourceProduct = from[i++], targetProduct = shape[j++];
+    while (sourceProduct != targetProduct) {
+      if (sourceProduct < targetProduct && i < from.size()) {
+        sourceProduct *= from[i];
+        sourceGroup.push_back(i++);
+      } else if (targetProduct < sourceProduct && j < shape.size()) {
+        targetProduct *= shape[j];
+        targetGroup.push_back(j++);
+      } else {
+        break;
+      }
+    }
+    middle.push_back(sourceProduct);
+    collapse.push_back(sourceGroup);
+    expand.push_back(targetGroup);
+  }
+  if (collapse.empty())
+    return tensor::ReshapeOp::create(
+        b, resultType, value,
+        constant(DenseElementsAttr::get(
+            RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                  b.getI64Type()),
+            shape)));
+  for (; i < from.size(); ++i)
+    collapse.back().push_back(i);
+  for (; j < shape.size(); ++j)
+    expand.back().push_back(j);
+  Value collapsed = value;
+  if (middle.size() != from.size())
+    collapsed = tensor::CollapseShapeOp::create(
+        b, RankedTensorType::get(middle, type.getElementType()), value,
+        collapse);
+  if (middle.size() == shape.size())
+    return collapsed;
+  return tensor::ExpandShapeOp::create(b, resultType, collapsed, expand);
+}
+
+//===----------------------------------------------------------------------===//
+// Importer: the model
+//===----------------------------------------------------------------------===//
+
+FailureOr<RankedTensorType>
+Importer::convertValueInfo(const onnx::ValueInfoProto &info) {
+  if (!info.type().has_tensor_type())
+    return emitError() << "'" << info.name()
+                       << "' is not a tensor; tfm imports tensors only";
+  const onnx::TypeProto::Tensor &tensorType = info.type().tensor_type();
+  Type elementType = convertDataType(tensorType.elem_type());
+  if (!elementType)
+    return emitError() << "'" << info.name()
+                       << "' has unsupported element type "
+                       << tensorType.elem_type();
+  if (!tensorType.has_shape())
+    return emitError() << "'" << info.name() << "' has no shape";
+  SmallVector<int64_t> shape;
+  for (const onnx::TensorShapeProto::Dimension &dim :
+       tensorType.shape().dim()) {
+    if (!dim.has_dim_value())
+      return emitError() << "dimension " << shape.size() << " of '"
+                         << info.name() << "' is dynamic ('" << dim.dim_param()
+                         << "'); tfm compiles static shapes: export without "
+                            "dynamic_axes";
+    shape.push_back(dim.dim_value());
+  }
+  if (failed(countElements(shape)))
+    return emitError() << "'" << info.name()
+                       << "' has a negative or too large shape";
+  return RankedTensorType::get(shape, elementType);
+}
+
+/// A name usable in the executable's messages and C header.
+static std::string sanitizeName(StringRef name) {
+  std::string result;
+  for (char c : name)
+    result += llvm::isAlnum(c) ? c : '_';
+  if (result.empty() || llvm::isDigit(result[0]))
+    result = "x" + result;
+  return result;
+}
+
+LogicalResult Importer::checkSupported(const onnx::GraphProto &graph) {
+  SmallVector<std::pair<std::string, std::string>> unsupported;
+  llvm::StringSet<> seen;
+  for (const onnx::NodeProto &node : graph.node()) {
+    bool known = (node.domain().empty() || node.domain() == "ai.onnx") &&
+                 handlers.count(node.op_type());
+    std::string opType = node.domain().empty() || node.domain() == "ai.onnx"
+                             ? node.op_type()
+                             : node.domain() + "." + node.op_type();
+    if (!known && seen.insert(opType).second)
+      unsupported.push_back({opType, node.name()});
+  }
+  if (unsupported.empty())
+    return success();
+  InFlightDiagnostic diag = mlir::emitError(b.getLoc())
+                            << "unsupported ONNX op"
+                            << (unsupported.size() > 1 ? "s" : "") << ": ";
+  llvm::interleaveComma(unsupported, diag, [&](const auto &entry) {
+    diag << entry.first << " (node '" << entry.second << "')";
+  });
+  return failure();
+}
+
+LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+  std::string name = node.name().empty() ? node.op_type() : node.name();
+  b.setLoc(NameLoc::get(StringAttr::get(getContext(), name),
+                        FileLineColLoc::get(filename, 0, 0)));
+  const NodeHandler &handler = handlers.find(node.op_type())->second;
+  currentNode = &node;
+  llvm::scope_exit clear([&] { currentNode = nullptr; });
+  if (failed(handler(*this, node)))
+    return failure();
+  for (int i = 0, e = node.output_size(); i < e; ++i) {
+    const std::string &output = node.output(i);
+    if (!output.empty() && !values.count(output) && !constants.count(output))
+      return emitError() << "unsupported output " << i << " ('" << output
+                         << "')";
+  }
+  return success();
+}
+
+LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
+                                    ModuleOp module) {
+  for (const onnx::TensorProto &initializer : graph.initializer()) {
+    FailureOr<DenseElementsAttr> attr = convertTensor(initializer);
+    if (failed(attr))
+      return failure();
+    constants[initializer.name()] = *attr;
+  }
+
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  for (const onnx::ValueInfoProto &input : graph.input()) {
+    if (constants.count(input.name()))
+      continue; // an initializer listed as an input (old exporters)
+    FailureOr<RankedTensorType> type = convertValueInfo(input);
+    if (failed(type))
+      return failure();
+    if (type->getElementType().isInteger(1))
+      return emitError() << "graph input '" << input.name()
+                         << "' is a bool tensor; tfm's binaries take float, "
+                            "int32 or int64 inputs";
+    argTypes.push_back(*type);
+    argNames.push_back(input.name());
+  }
+
+  b.setInsertionPointToEnd(module.getBody());
+  auto func = func::FuncOp::create(b, "main", b.getFunctionType(argTypes, {}));
+  Block *body = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    if (values.count(name))
+      return emitError() << "graph input '" << name << "' is listed twice";
+    values[name] = body->getArgument(i);
+    func.setArgAttr(i, "tfm.name", b.getStringAttr(sanitizeName(name)));
+  }
+  b.setInsertionPointToEnd(body);
+
+  if (failed(checkSupported(graph)))
+    return failure();
+  for (const onnx::NodeProto &node : graph.node())
+    if (failed(importNode(node)))
+      return failure();
+
+  b.setLoc(FileLineColLoc::get(filename, 0, 0));
+  SmallVector<Value> results;
+  for (const onnx::ValueInfoProto &output : graph.output()) {
+    Value value = values.lookup(output.name());
+    if (!value) {
+      DenseElementsAttr attr = constants.lookup(output.name());
+      if (!attr)
+        return emitError() << "graph output '" << output.name()
+                           << "' is not defined by any node";
+      value = constant(attr);
+    }
+    results.push_back(value);
+  }
+  if (results.empty())
+    return emitError() << "the graph has no outputs";
+  func::ReturnOp::create(b, results);
+  func.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, output] : llvm::enumerate(graph.output()))
+    func.setResultAttr(i, "tfm.name",
+                       b.getStringAttr(sanitizeName(output.name())));
+  return success();
+}
+
+OwningOpRef<ModuleOp> Importer::importModel(const onnx::ModelProto &model,
+                                            bool &unsupported) {
+  unsupported = false;
+  int64_t opset = -1;
+  for (const onnx::OperatorSetIdProto &entry : model.opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      opset = entry.version();
+  if (opset < 13 || opset > 17) {
+    unsupported = true;
+    if (opset < 0)
+      emitError() << "the model imports no version of the default ONNX "
+                     "opset";
+    else
+      emitError() << "the model uses opset " << opset
+                  << "; tfm imports opsets 13 to 17";
+    return nullptr;
+  }
+  if (!model.has_graph()) {
+    emitError() << "the model has no graph";
+    return nullptr;
+  }
+  OwningOpRef<ModuleOp> module = ModuleOp::create(b.getLoc());
+  // An unsupported op or type is reported as such; anything else is an
+  // invalid model.
+  ScopedDiagnosticHandler watch(getContext(), [&](Diagnostic &diag) {
+    std::string message = diag.str();
+    if (StringRef(message).contains("unsupported"))
+      unsupported = true;
+    return failure(); // let the next handler print it
+  });
+  if (failed(importGraph(model.graph(), *module)))
+    return nullptr;
+  return module;
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+OwningOpRef<ModuleOp> mlir::tfm::importOnnx(StringRef bytes,
+                                            MLIRContext *context,
+                                            StringRef filename,
+                                            OnnxImportError *error) {
+  context->loadDialect<arith::ArithDialect, func::FuncDialect,
+                       linalg::LinalgDialect, math::MathDialect,
+                       tensor::TensorDialect, TfmDialect>();
+  auto fail = [&](OnnxImportError kind) {
+    if (error)
+      *error = kind;
+    return OwningOpRef<ModuleOp>();
+  };
+  Location fileLoc = FileLineColLoc::get(context, filename, 0, 0);
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    mlir::emitError(fileLoc)
+        << "cannot parse the ONNX model: the file is truncated or is not an "
+           "ONNX protobuf";
+    return fail(OnnxImportError::Invalid);
+  }
+  Importer importer(context, filename);
+  bool unsupported = false;
+  OwningOpRef<ModuleOp> module = importer.importModel(model, unsupported);
+  if (!module)
+    return fail(unsupported ? OnnxImportError::Unsupported
+                            : OnnxImportError::Invalid);
+  if (failed(verify(*module))) {
+    mlir::emitError(fileLoc) << "internal error: the imported graph does "
+                                "not verify";
+    return fail(OnnxImportError::Invalid);
+  }
+  return module;
+}
+
+bool mlir::tfm::looksLikeOnnx(StringRef bytes) {
+  // ModelProto's field 1 is ir_version, a varint: tag byte 0x08. MLIR text
+  // never starts with a backspace.
+  return !bytes.empty() && bytes[0] == 0x08;
+}
+
+void mlir::tfm::registerOnnxImportDialects(DialectRegistry &registry) {
+  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+                  math::MathDialect, tensor::TensorDialect, TfmDialect>();
+}

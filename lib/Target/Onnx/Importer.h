@@ -1,0 +1,190 @@
+//===- Importer.h - State of one ONNX import --------------------*- C++ -*-===//
+//
+// Internal to the ONNX importer. An `Importer` walks the graph's nodes in
+// order; each ONNX op has a handler (one file per op family) that reads its
+// inputs, either as SSA values or, when they are known at import time, as
+// `Literal`s, and defines its outputs. Handlers fold ops whose inputs are
+// all literals, so that the shape subgraphs of exported models become
+// constants.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_LIB_TARGET_ONNX_IMPORTER_H
+#define TFM_LIB_TARGET_ONNX_IMPORTER_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace mlir::tfm::onnx_import {
+
+/// The largest tensor the importer evaluates at import time: shapes,
+/// indices and masks are far smaller, weights are never evaluated.
+constexpr int64_t kMaxLiteralElements = 1 << 16;
+
+/// A tensor known at import time, held as int64 or double values whatever
+/// its element type. Only small tensors (shapes, indices, scalars, masks)
+/// are evaluated this way; weights stay DenseElementsAttrs.
+struct Literal {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  std::vector<int64_t> ints;  // integer and i1 elements
+  std::vector<double> floats; // float elements
+
+  bool isFloat() const { return isa<FloatType>(elementType); }
+  int64_t size() const;
+  double getDouble(int64_t i) const {
+    return isFloat() ? floats[i] : static_cast<double>(ints[i]);
+  }
+  int64_t getInt(int64_t i) const {
+    return isFloat() ? static_cast<int64_t>(floats[i]) : ints[i];
+  }
+  /// A literal of `shape` and `type` with no elements yet.
+  static Literal empty(ArrayRef<int64_t> shape, Type type);
+  /// Appends element `i` of `source` (of the same element type).
+  void push(const Literal &source, int64_t i);
+  void pushDouble(double value);
+
+  RankedTensorType getType() const {
+    return RankedTensorType::get(shape, elementType);
+  }
+  DenseElementsAttr toAttr() const;
+  static Literal fromAttr(DenseElementsAttr attr);
+};
+
+/// Strides of a row-major `shape`.
+SmallVector<int64_t> getStrides(ArrayRef<int64_t> shape);
+/// The numpy broadcast of two shapes, or nullopt when they do not broadcast.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                    ArrayRef<int64_t> b);
+/// The flat index into `shape` (right-aligned, broadcast) of the element at
+/// flat index `index` of `outShape`.
+int64_t broadcastIndex(ArrayRef<int64_t> outShape, int64_t index,
+                       ArrayRef<int64_t> shape);
+
+class Importer;
+using NodeHandler =
+    std::function<LogicalResult(Importer &, const onnx::NodeProto &)>;
+using HandlerTable = llvm::StringMap<NodeHandler>;
+
+/// The handlers of each op family, added to `table`.
+void addElementwiseHandlers(HandlerTable &table);
+void addShapeHandlers(HandlerTable &table);
+void addNnHandlers(HandlerTable &table);
+
+class Importer {
+public:
+  Importer(MLIRContext *context, StringRef filename);
+
+  /// Imports `model` into a new module.
+  OwningOpRef<ModuleOp> importModel(const onnx::ModelProto &model,
+                                    bool &unsupported);
+
+  //===--------------------------------------------------------------------===//
+  // For the handlers
+  //===--------------------------------------------------------------------===//
+
+  ImplicitLocOpBuilder &builder() { return b; }
+  MLIRContext *getContext() { return b.getContext(); }
+  Location getLoc() { return b.getLoc(); }
+
+  /// An error at the current node, whose message starts by naming it.
+  InFlightDiagnostic emitError();
+
+  /// The number of inputs of `node`, not counting trailing empty names.
+  static int numInputs(const onnx::NodeProto &node);
+  /// Whether input `i` of `node` is present (not absent or empty).
+  static bool hasInput(const onnx::NodeProto &node, int i) {
+    return i < node.input_size() && !node.input(i).empty();
+  }
+
+  /// The type of input `i` of the current node.
+  FailureOr<RankedTensorType> getType(const onnx::NodeProto &node, int i);
+  /// Input `i` as an SSA value (materializing constants).
+  FailureOr<Value> getValue(const onnx::NodeProto &node, int i);
+  /// Input `i` as a literal, or nullopt when it is not known at import time
+  /// (or is too large to evaluate).
+  std::optional<Literal> getLiteral(const onnx::NodeProto &node, int i);
+  /// Input `i` as a constant attribute, or null when it is not a constant.
+  DenseElementsAttr getConstant(const onnx::NodeProto &node, int i);
+  /// Input `i` as a literal of integers that must be known (a shape, axes):
+  /// emits an error naming `what` otherwise.
+  FailureOr<SmallVector<int64_t>> getInts(const onnx::NodeProto &node, int i,
+                                          StringRef what);
+  /// Whether every present input of `node` is known at import time.
+  bool allLiterals(const onnx::NodeProto &node);
+
+  /// Defines output `i` of the current node.
+  LogicalResult setValue(const onnx::NodeProto &node, int i, Value value);
+  LogicalResult setLiteral(const onnx::NodeProto &node, int i,
+                           const Literal &literal);
+  LogicalResult setConstant(const onnx::NodeProto &node, int i,
+                            DenseElementsAttr attr);
+
+  /// Converts an ONNX TensorProto into an attribute, checking its data
+  /// against its shape.
+  FailureOr<DenseElementsAttr> convertTensor(const onnx::TensorProto &tensor);
+  /// The MLIR element type of an ONNX data type, or null.
+  Type convertDataType(int32_t dataType);
+
+  //===--------------------------------------------------------------------===//
+  // IR helpers
+  //===--------------------------------------------------------------------===//
+
+  Value constant(DenseElementsAttr attr);
+  /// A splat constant of `type`.
+  Value splat(RankedTensorType type, double value);
+  /// `value` broadcast (numpy rules) to `shape`.
+  Value broadcastTo(Value value, ArrayRef<int64_t> shape);
+  /// `value` reshaped to `shape` (same number of elements), as collapses and
+  /// expansions of groups of dimensions.
+  Value reshape(Value value, ArrayRef<int64_t> shape);
+  /// tensor.empty of `type`.
+  Value empty(RankedTensorType type);
+
+private:
+  LogicalResult importGraph(const onnx::GraphProto &graph, ModuleOp module);
+  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult checkSupported(const onnx::GraphProto &graph);
+  LogicalResult define(const onnx::NodeProto &node, int i);
+  FailureOr<RankedTensorType>
+  convertValueInfo(const onnx::ValueInfoProto &info);
+
+  ImplicitLocOpBuilder b;
+  StringAttr filename;
+  /// The node being imported, if any.
+  const onnx::NodeProto *currentNode = nullptr;
+  HandlerTable handlers;
+  /// SSA values by ONNX name.
+  llvm::StringMap<Value> values;
+  /// Values known at import time, by ONNX name.
+  llvm::StringMap<DenseElementsAttr> constants;
+};
+
+/// Attribute access with defaults.
+int64_t getIntAttr(const onnx::NodeProto &node, StringRef name,
+                   int64_t defaultValue);
+float getFloatAttr(const onnx::NodeProto &node, StringRef name,
+                   float defaultValue);
+std::optional<SmallVector<int64_t>> getIntsAttr(const onnx::NodeProto &node,
+                                                StringRef name);
+const onnx::AttributeProto *getAttr(const onnx::NodeProto &node,
+                                    StringRef name);
+
+/// Normalizes `axis` in [-rank, rank) to [0, rank); emits an error and
+/// fails when it is out of range.
+FailureOr<int64_t> normalizeAxis(Importer &importer, int64_t axis,
+                                 int64_t rank);
+
+} // namespace mlir::tfm::onnx_import
+
+#endif // TFM_LIB_TARGET_ONNX_IMPORTER_H

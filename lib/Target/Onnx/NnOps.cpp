@@ -1,0 +1,385 @@
+//===- NnOps.cpp - ONNX contractions and neural-network ops ---------------===//
+//
+// MatMul, Gemm, Softmax, ReduceMean, LayerNormalization and Conv (as a ViT
+// patch embedding). Products by a matrix become tfm.linear (the weight in
+// nn.Linear's [N, K] layout), batched products tfm.batch_matmul, so that the
+// graph optimizer sees the forms it fuses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Importer.h"
+
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace mlir;
+using namespace mlir::tfm;
+using namespace mlir::tfm::onnx_import;
+
+/// A zero-filled tensor of `type`, the accumulator of a contraction.
+static Value zeros(Importer &importer, RankedTensorType type) {
+  ImplicitLocOpBuilder &b = importer.builder();
+  Value zero =
+      arith::ConstantOp::create(b, b.getFloatAttr(type.getElementType(), 0.0));
+  return linalg::FillOp::create(b, zero, importer.empty(type))->getResult(0);
+}
+
+/// The transpose of the matrix `value` (a constant is transposed at import).
+static Value transposeMatrix(Importer &importer, Value value,
+                             DenseElementsAttr constant) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  auto resultType = type.clone({cols, rows});
+  if (constant && constant.isSplat())
+    return importer.constant(constant.resizeSplat(resultType));
+  if (constant && type.getElementType().getIntOrFloatBitWidth() % 8 == 0) {
+    ArrayRef<char> raw = constant.getRawData();
+    size_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+    std::vector<char> transposed(raw.size());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        std::memcpy(&transposed[(j * rows + i) * bytes],
+                    &raw[(i * cols + j) * bytes], bytes);
+    return importer.constant(
+        DenseElementsAttr::getFromRawBuffer(resultType, transposed));
+  }
+  return linalg::TransposeOp::create(importer.builder(), value,
+                                     importer.empty(resultType),
+                                     ArrayRef<int64_t>{1, 0})
+      ->getResult(0);
+}
+
+static FailureOr<RankedTensorType>
+getFloatType(Importer &importer, const onnx::NodeProto &node, int i) {
+  FailureOr<RankedTensorType> type = importer.getType(node, i);
+  if (failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return importer.emitError()
+           << "unsupported element type " << type->getElementType() << " for "
+           << node.op_type();
+  return type;
+}
+
+static LogicalResult importMatMul(Importer &importer,
+                                  const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> lhsType = getFloatType(importer, node, 0);
+  FailureOr<RankedTensorType> rhsType = getFloatType(importer, node, 1);
+  if (failed(lhsType) || failed(rhsType))
+    return failure();
+  if (lhsType->getRank() < 2 || rhsType->getRank() < 2)
+    return importer.emitError()
+           << "unsupported MatMul of a vector: " << *lhsType << " and "
+           << *rhsType;
+  if (lhsType->getElementType() != rhsType->getElementType())
+    return importer.emitError()
+           << "MatMul of " << *lhsType << " and " << *rhsType;
+  int64_t k = lhsType->getShape().back();
+  if (rhsType->getDimSize(rhsType->getRank() - 2) != k)
+    return importer.emitError() << "MatMul of " << *lhsType << " and "
+                                << *rhsType << ": inner dimensions differ";
+  FailureOr<Value> lhs = importer.getValue(node, 0);
+  if (failed(lhs))
+    return failure();
+  ImplicitLocOpBuilder &b = importer.builder();
+
+  // x · W for a matrix W: nn.Linear with the weight Wᵀ.
+  if (rhsType->getRank() == 2) {
+    FailureOr<Value> rhs = importer.getValue(node, 1);
+    if (failed(rhs))
+      return failure();
+    Value weight =
+        transposeMatrix(importer, *rhs, importer.getConstant(node, 1));
+    return importer.setValue(node, 0,
+                             LinearOp::create(b, *lhs, weight,
+                                              /*bias=*/Value()));
+  }
+
+  // Batched: broadcast the batch dimensions, then tfm.batch_matmul.
+  std::optional<SmallVector<int64_t>> batch = broadcastShapes(
+      lhsType->getShape().drop_back(2), rhsType->getShape().drop_back(2));
+  if (!batch)
+    return importer.emitError()
+           << "MatMul of " << *lhsType << " and " << *rhsType
+           << ": batch dimensions do not broadcast";
+  FailureOr<Value> rhs = importer.getValue(node, 1);
+  if (failed(rhs))
+    return failure();
+  auto withBatch = [&](Value value, RankedTensorType type) {
+    SmallVector<int64_t> shape(*batch);
+    llvm::append_range(shape, type.getShape().take_back(2));
+    return importer.broadcastTo(value, shape);
+  };
+  return importer.setValue(node, 0,
+                           BatchMatmulOp::create(b, withBatch(*lhs, *lhsType),
+                                                 withBatch(*rhs, *rhsType),
+                                                 UnitAttr()));
+}
+
+static LogicalResult importGemm(Importer &importer,
+                                const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> aType = getFloatType(importer, node, 0);
+  FailureOr<RankedTensorType> bType = getFloatType(importer, node, 1);
+  if (failed(aType) || failed(bType))
+    return failure();
+  if (aType->getRank() != 2 || bType->getRank() != 2)
+    return importer.emitError()
+           << "Gemm needs matrices, found " << *aType << " and " << *bType;
+  FailureOr<Value> a = importer.getValue(node, 0);
+  FailureOr<Value> bValue = importer.getValue(node, 1);
+  if (failed(a) || failed(bValue))
+    return failure();
+  ImplicitLocOpBuilder &b = importer.builder();
+  float alpha = getFloatAttr(node, "alpha", 1.0f);
+  float beta = getFloatAttr(node, "beta", 1.0f);
+  Value input = *a;
+  if (getIntAttr(node, "transA", 0))
+    input = transposeMatrix(importer, input, importer.getConstant(node, 0));
+  // tfm.linear wants B in [N, K]: Gemm's transB = 1 is that layout.
+  Value weight = *bValue;
+  if (!getIntAttr(node, "transB", 0))
+    weight = transposeMatrix(importer, weight, importer.getConstant(node, 1));
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto weightType = cast<RankedTensorType>(weight.getType());
+  if (inputType.getDimSize(1) != weightType.getDimSize(1))
+    return importer.emitError() << "Gemm of " << *aType << " and " << *bType
+                                << ": inner dimensions differ";
+  int64_t n = weightType.getDimSize(0);
+
+  Value bias;
+  bool biasInLinear = false;
+  if (Importer::hasInput(node, 2)) {
+    FailureOr<RankedTensorType> cType = getFloatType(importer, node, 2);
+    FailureOr<Value> c = importer.getValue(node, 2);
+    if (failed(cType) || failed(c))
+      return failure();
+    if (!broadcastShapes(cType->getShape(), {inputType.getDimSize(0), n}))
+      return importer.emitError()
+             << "Gemm's C " << *cType << " does not broadcast to the result";
+    bias = *c;
+    biasInLinear = beta == 1.0f && alpha == 1.0f &&
+                   cType->getShape() == ArrayRef<int64_t>{n};
+  }
+  Value result =
+      LinearOp::create(b, input, weight, biasInLinear ? bias : Value());
+  auto resultType = cast<RankedTensorType>(result.getType());
+  if (alpha != 1.0f)
+    result =
+        arith::MulFOp::create(b, result, importer.splat(resultType, alpha));
+  if (bias && !biasInLinear) {
+    Value c = importer.broadcastTo(bias, resultType.getShape());
+    if (beta != 1.0f)
+      c = arith::MulFOp::create(b, c, importer.splat(resultType, beta));
+    result = arith::AddFOp::create(b, result, c);
+  }
+  return importer.setValue(node, 0, result);
+}
+
+static LogicalResult importSoftmax(Importer &importer,
+                                   const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  if (failed(type))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(importer, getIntAttr(node, "axis", -1), type->getRank());
+  FailureOr<Value> value = importer.getValue(node, 0);
+  if (failed(axis) || failed(value))
+    return failure();
+  return importer.setValue(
+      node, 0,
+      linalg::SoftmaxOp::create(importer.builder(), TypeRange{*type}, *value,
+                                importer.empty(*type), *axis)
+          ->getResult(0));
+}
+
+static LogicalResult importReduceMean(Importer &importer,
+                                      const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  if (failed(type))
+    return failure();
+  int64_t rank = type->getRank();
+  SmallVector<int64_t> axes;
+  if (std::optional<SmallVector<int64_t>> attr = getIntsAttr(node, "axes"))
+    axes = *attr;
+  else
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  for (int64_t &axis : axes) {
+    FailureOr<int64_t> normalized = normalizeAxis(importer, axis, rank);
+    if (failed(normalized))
+      return failure();
+    axis = *normalized;
+  }
+  llvm::sort(axes);
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  bool keepDims = getIntAttr(node, "keepdims", 1) != 0;
+  SmallVector<int64_t> reducedShape, keptShape;
+  int64_t count = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, i)) {
+      count *= type->getDimSize(i);
+      keptShape.push_back(1);
+    } else {
+      reducedShape.push_back(type->getDimSize(i));
+      keptShape.push_back(type->getDimSize(i));
+    }
+  }
+  if (count == 0)
+    return importer.emitError() << "ReduceMean over an empty dimension";
+  FailureOr<Value> value = importer.getValue(node, 0);
+  if (failed(value))
+    return failure();
+  ImplicitLocOpBuilder &b = importer.builder();
+  auto reducedType = type->clone(reducedShape);
+  Value sum = linalg::ReduceOp::create(
+                  b, *value, zeros(importer, reducedType), axes,
+                  [](OpBuilder &nested, Location loc, ValueRange args) {
+                    Value add =
+                        arith::AddFOp::create(nested, loc, args[0], args[1]);
+                    linalg::YieldOp::create(nested, loc, add);
+                  })
+                  ->getResult(0);
+  Value mean = arith::DivFOp::create(
+      b, sum, importer.splat(reducedType, static_cast<double>(count)));
+  if (keepDims)
+    mean = importer.reshape(mean, keptShape);
+  return importer.setValue(node, 0, mean);
+}
+
+/// The double with the fewest decimal digits that rounds to `value`: the
+/// epsilon 1e-5 of a float attribute is 1e-5, not 9.99999974e-06.
+static double shortestDouble(float value) {
+  for (int digits = 1; digits < 9; ++digits) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+    double candidate = std::strtod(text, nullptr);
+    if (static_cast<float>(candidate) == value)
+      return candidate;
+  }
+  return value;
+}
+
+static LogicalResult importLayerNormalization(Importer &importer,
+                                              const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  FailureOr<RankedTensorType> scaleType = getFloatType(importer, node, 1);
+  if (failed(type) || failed(scaleType))
+    return failure();
+  FailureOr<int64_t> axis =
+      normalizeAxis(importer, getIntAttr(node, "axis", -1), type->getRank());
+  if (failed(axis))
+    return failure();
+  int64_t d = type->getShape().back();
+  auto vectorType = RankedTensorType::get({d}, type->getElementType());
+  if (*axis != type->getRank() - 1)
+    return importer.emitError()
+           << "unsupported LayerNormalization over more than the last "
+              "dimension (axis "
+           << *axis << " of " << *type << ")";
+  if (scaleType->getNumElements() != d ||
+      scaleType->getElementType() != type->getElementType())
+    return importer.emitError() << "LayerNormalization's scale " << *scaleType
+                                << " does not match " << *type;
+  FailureOr<Value> input = importer.getValue(node, 0);
+  FailureOr<Value> scale = importer.getValue(node, 1);
+  if (failed(input) || failed(scale))
+    return failure();
+  Value gamma = importer.reshape(*scale, {d});
+  Value beta;
+  if (Importer::hasInput(node, 2)) {
+    FailureOr<RankedTensorType> biasType = getFloatType(importer, node, 2);
+    FailureOr<Value> bias = importer.getValue(node, 2);
+    if (failed(biasType) || failed(bias))
+      return failure();
+    if (biasType->getNumElements() != d ||
+        biasType->getElementType() != type->getElementType())
+      return importer.emitError() << "LayerNormalization's bias " << *biasType
+                                  << " does not match " << *type;
+    beta = importer.reshape(*bias, {d});
+  } else {
+    beta = importer.splat(vectorType, 0);
+  }
+  double epsilon = shortestDouble(getFloatAttr(node, "epsilon", 1e-5f));
+  return importer.setValue(
+      node, 0,
+      LayerNormOp::create(importer.builder(), *input, gamma, beta,
+                          importer.builder().getF64FloatAttr(epsilon)));
+}
+
+/// Conv as a ViT patch embedding: kernel == stride, no padding.
+static LogicalResult importConv(Importer &importer,
+                                const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  FailureOr<RankedTensorType> weightType = getFloatType(importer, node, 1);
+  if (failed(type) || failed(weightType))
+    return failure();
+  if (type->getRank() != 4 || weightType->getRank() != 4)
+    return importer.emitError()
+           << "unsupported Conv: tfm imports 2-D convolutions only, found "
+           << *type;
+  SmallVector<int64_t> kernel(weightType->getShape().drop_front(2));
+  auto attrOr = [&](StringRef name, SmallVector<int64_t> defaultValue) {
+    return getIntsAttr(node, name).value_or(defaultValue);
+  };
+  bool isPatchEmbed =
+      kernel[0] > 0 && kernel[1] > 0 &&
+      attrOr("kernel_shape", kernel) == kernel &&
+      attrOr("strides", {1, 1}) == kernel &&
+      attrOr("dilations", {1, 1}) == SmallVector<int64_t>{1, 1} &&
+      llvm::all_of(attrOr("pads", {0, 0, 0, 0}),
+                   [](int64_t p) { return p == 0; }) &&
+      getIntAttr(node, "group", 1) == 1 &&
+      type->getDimSize(1) == weightType->getDimSize(1) &&
+      type->getDimSize(2) % kernel[0] == 0 &&
+      type->getDimSize(3) % kernel[1] == 0;
+  if (!isPatchEmbed)
+    return importer.emitError()
+           << "unsupported Conv: tfm imports convolutions whose stride "
+              "equals the kernel, without padding, dilation or groups "
+              "(patch embeddings)";
+  FailureOr<Value> image = importer.getValue(node, 0);
+  FailureOr<Value> weight = importer.getValue(node, 1);
+  if (failed(image) || failed(weight))
+    return failure();
+  int64_t d = weightType->getDimSize(0);
+  Value bias;
+  if (Importer::hasInput(node, 2)) {
+    FailureOr<RankedTensorType> biasType = getFloatType(importer, node, 2);
+    FailureOr<Value> value = importer.getValue(node, 2);
+    if (failed(biasType) || failed(value))
+      return failure();
+    if (biasType->getShape() != ArrayRef<int64_t>{d})
+      return importer.emitError() << "Conv's bias " << *biasType
+                                  << " does not match " << *weightType;
+    bias = *value;
+  }
+  ImplicitLocOpBuilder &b = importer.builder();
+  // [B, N, D] -> Conv's [B, D, H/ph, W/pw].
+  Value patches = PatchEmbedOp::create(b, *image, *weight, bias);
+  auto patchesType = cast<RankedTensorType>(patches.getType());
+  int64_t batch = type->getDimSize(0), n = patchesType.getDimSize(1);
+  auto transposedType = patchesType.clone({batch, d, n});
+  Value transposed =
+      linalg::TransposeOp::create(b, patches, importer.empty(transposedType),
+                                  ArrayRef<int64_t>{0, 2, 1})
+          ->getResult(0);
+  return importer.setValue(
+      node, 0,
+      importer.reshape(transposed, {batch, d, type->getDimSize(2) / kernel[0],
+                                    type->getDimSize(3) / kernel[1]}));
+}
+
+void mlir::tfm::onnx_import::addNnHandlers(HandlerTable &table) {
+  table["MatMul"] = importMatMul;
+  table["Gemm"] = importGemm;
+  table["Softmax"] = importSoftmax;
+  table["ReduceMean"] = importReduceMean;
+  table["LayerNormalization"] = importLayerNormalization;
+  table["Conv"] = importConv;
+}

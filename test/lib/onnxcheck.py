@@ -1,0 +1,201 @@
+"""Exports a small PyTorch model to ONNX, compiles it with tfm-compile, runs
+it and compares it with PyTorch's output.
+
+    onnxcheck.py MODEL --compiler PATH/tfm-compile --work DIR
+    onnxcheck.py MODEL --export-only --work DIR    # DIR/MODEL.onnx only
+
+The models (see MODELS below) are PyTorch's own modules at small sizes, in
+eval mode, with weights from a fixed seed, exported with torch.onnx.export
+at --opset (default 17). The driver writes DIR/MODEL.onnx, one .npy per
+input, compiles the model into DIR/MODEL, runs it and prints
+
+    max relative error E (tolerance T)
+
+where E = max|out - ref| / max|ref| over each output, ref being PyTorch's
+float32 output. It exits with 1 when E > T or a shape differs, and with 2
+when exporting, compiling or running fails.
+"""
+
+import argparse
+import inspect
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from opcheck import relative_error, run  # noqa: E402
+
+TOLERANCE = 1e-4
+D_MODEL, HEADS, FFN, SEQ, BATCH = 32, 4, 64, 8, 2
+
+
+class SelfAttention(nn.Module):
+    """nn.MultiheadAttention on one sequence, as a Transformer layer calls
+    it (batch_first, attention weights not returned)."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True)
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=False)[0]
+
+
+class CrossAttention(nn.Module):
+    """nn.MultiheadAttention with different queries and keys (PyTorch's
+    default layout, [seq, batch, d])."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(D_MODEL, HEADS)
+
+    def forward(self, q, kv):
+        return self.attn(q, kv, kv, need_weights=False)[0]
+
+
+class Decoder(nn.Module):
+    """nn.TransformerDecoderLayer with a causal mask on the targets."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(
+            D_MODEL, HEADS, FFN, batch_first=True)
+
+    def forward(self, tgt, memory):
+        mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+        return self.layer(tgt, memory, tgt_mask=mask)
+
+
+class TokenEncoder(nn.Module):
+    """Token ids (int64) through nn.Embedding and a GELU encoder layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, D_MODEL)
+        self.layer = nn.TransformerEncoderLayer(
+            D_MODEL, HEADS, FFN, activation="gelu", batch_first=True)
+
+    def forward(self, ids):
+        return self.layer(self.embed(ids))
+
+
+class MixedOps(nn.Module):
+    """The ONNX ops the models above do not write: Split, Less, Not, And,
+    Where, Tanh (tanh GELU), ReduceMean outside a LayerNorm, Range, Cast of
+    a computed tensor, Flatten, Squeeze; a float and an int64 input."""
+
+    def forward(self, x, ids):
+        a, b = torch.split(x, [12, 20], dim=-1)
+        keep = (ids < 40) & ~(ids == 3)
+        y = torch.where(keep.unsqueeze(-1), torch.tanh(a), a * 2.0)
+        z = nn.functional.gelu(b, approximate="tanh")
+        w = torch.cat([y, z], dim=-1)
+        w = w - w.mean(-1, keepdim=True)
+        w = w / torch.sqrt((w ** 2).mean(1, keepdim=True) + 1.0)
+        pos = torch.arange(x.shape[1], dtype=torch.float32)
+        w = w + pos.unsqueeze(-1) / 8 + ids.float().unsqueeze(-1) / 50
+        return torch.flatten(w, 1).unsqueeze(0).squeeze(0)
+
+
+def vit():
+    from torchvision.models.vision_transformer import VisionTransformer
+    model = VisionTransformer(image_size=32, patch_size=8, num_layers=2,
+                              num_heads=HEADS, hidden_dim=D_MODEL,
+                              mlp_dim=FFN, num_classes=10)
+    # torchvision zero-initializes the head and the class token, which would
+    # make every logit 0 whatever the body computes.
+    with torch.no_grad():
+        nn.init.normal_(model.heads.head.weight, std=0.2)
+        nn.init.normal_(model.heads.head.bias)
+        nn.init.normal_(model.class_token)
+    return model
+
+
+def randn(*shape):
+    return torch.randn(*shape)
+
+
+# name: (module factory, input factory)
+MODELS = {
+    "mha": (SelfAttention, lambda: (randn(BATCH, SEQ, D_MODEL),)),
+    "cross-attention": (CrossAttention,
+                        lambda: (randn(SEQ, BATCH, D_MODEL),
+                                 randn(SEQ + 4, BATCH, D_MODEL))),
+    "encoder": (lambda: nn.TransformerEncoderLayer(
+        D_MODEL, HEADS, FFN, batch_first=True),
+        lambda: (randn(BATCH, SEQ, D_MODEL),)),
+    "decoder": (Decoder, lambda: (randn(BATCH, SEQ, D_MODEL),
+                                  randn(BATCH, SEQ + 2, D_MODEL))),
+    "token-encoder": (TokenEncoder,
+                      lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
+    "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
+    "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
+                                     torch.randint(0, 50, (BATCH, SEQ)))),
+}
+
+
+def export(name, work, opset):
+    """Writes WORK/NAME.onnx and the inputs; returns the input files and
+    PyTorch's outputs."""
+    torch.manual_seed(0)
+    make_module, make_inputs = MODELS[name]
+    module = make_module().eval()
+    inputs = make_inputs()
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, name + ".onnx")
+    # With gradients enabled: under no_grad, eval-mode encoder layers and
+    # nn.MultiheadAttention take PyTorch's fused fast path, which the
+    # exporter does not support.
+    names = list(inspect.signature(module.forward).parameters)[:len(inputs)]
+    torch.onnx.export(module, inputs, path, opset_version=opset,
+                      input_names=names, output_names=["y"])
+    outputs = module(*inputs)
+    if isinstance(outputs, torch.Tensor):
+        outputs = (outputs,)
+    files = []
+    for i, tensor in enumerate(inputs):
+        files.append(os.path.join(work, f"{name}.in{i}.npy"))
+        np.save(files[-1], tensor.numpy())
+    return path, files, [t.detach().numpy() for t in outputs]
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("model", choices=sorted(MODELS))
+    parser.add_argument("--compiler", default="tfm-compile")
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--opset", type=int, default=17)
+    parser.add_argument("--flag", action="append", default=[],
+                        help="an extra tfm-compile option (repeatable)")
+    parser.add_argument("--tolerance", type=float, default=TOLERANCE)
+    parser.add_argument("--export-only", action="store_true")
+    args = parser.parse_args()
+
+    path, inputs, expected = export(args.model, args.work, args.opset)
+    if args.export_only:
+        return 0
+    exe = os.path.join(args.work, args.model)
+    run([args.compiler, path, "-o", exe] + args.flag)
+    outs = [os.path.join(args.work, f"{args.model}.out{i}.npy")
+            for i in range(len(expected))]
+    run([exe] + [a for out in outs for a in ("-o", out)] + inputs)
+    ok = True
+    for out, ref in zip(outs, expected):
+        result = np.load(out)
+        if result.shape != ref.shape:
+            print(f"error: result is {list(result.shape)}, expected "
+                  f"{list(ref.shape)}")
+            ok = False
+            continue
+        err = relative_error(result, ref.astype(np.float64))
+        print(f"max relative error {err:.3g} (tolerance {args.tolerance:g})")
+        ok = ok and err <= args.tolerance
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+//===- tfm-translate.cpp - Translations into tfm graphs -------------------===//
+//
+//   tfm-translate --import-onnx MODEL.onnx [-o OUT.mlir]
+//
+// mlir-translate with tfm's importers registered: prints the graph that
+// tfm-compile would compile, before the graph optimizer. The output parses
+// with tfm-opt.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Target/Onnx/OnnxImport.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+static TranslateToMLIRRegistration importOnnxRegistration(
+    "import-onnx", "import an ONNX model (as torch.onnx.export writes it)",
+    [](const std::shared_ptr<llvm::SourceMgr> &sources,
+       MLIRContext *context) -> OwningOpRef<Operation *> {
+      const llvm::MemoryBuffer *buffer =
+          sources->getMemoryBuffer(sources->getMainFileID());
+      return tfm::importOnnx(buffer->getBuffer(), context,
+                             buffer->getBufferIdentifier());
+    },
+    tfm::registerOnnxImportDialects);
+
+int main(int argc, char **argv) {
+  return failed(mlirTranslateMain(argc, argv, "tfm translation driver\n"));
+}
