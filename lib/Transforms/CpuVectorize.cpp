@@ -313,6 +313,17 @@ struct TfmCpuVectorizePass
   /// Vectorizes a tile: without masks when its shape is static, with masks
   /// to its vector shape otherwise.
   void vectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
+    // Vectors of i1 are bit-packed in memory while scalar i1 loads and
+    // stores use a byte each, so a vectorized op that reads or writes an i1
+    // tensor would disagree with the loops around it about the buffer's
+    // layout. Such ops (boolean masks) stay scalar.
+    auto isI1 = [](Value value) {
+      auto type = dyn_cast<ShapedType>(value.getType());
+      return type && type.getElementType().isInteger(1);
+    };
+    if (llvm::any_of(op->getOperands(), isI1) ||
+        llvm::any_of(op->getResults(), isI1))
+      return;
     SmallVector<int64_t> maskShape;
     if (op.hasDynamicShape())
       maskShape = getVectorShape(op, vectorWidthBits);
