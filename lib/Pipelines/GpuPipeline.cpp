@@ -146,6 +146,9 @@ void tfm::buildGpuPipeline(OpPassManager &pm,
   if (config.stopAfter == GpuStage::Graph)
     return;
   buildTfmToLinalgStage(pm, config.attentionQTile, config.attentionKvTile);
+  // Matmuls in output tiles, one block each (attention is tiled already).
+  pm.addNestedPass<func::FuncOp>(createTfmGpuTileContractions());
+  pm.addPass(createCanonicalizerPass());
   if (config.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationStage(pm);

@@ -440,4 +440,28 @@ def TfmMergeGpuModules : Pass<"tfm-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def TfmGpuTileContractions : Pass<"tfm-gpu-tile-contractions",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Tile contractions into output tiles for GPU blocks";
+  let description = [{
+    Every contraction on tensors at the top level of a function (a matmul,
+    a batched matmul, a linear layer's product) becomes an `scf.forall`
+    over `tile-size` x `tile-size` tiles of its output (and one batch
+    element at a time), which `tfm-map-to-gpu` maps to one block per tile.
+    Inside a block, the tile's rows of the left operand and columns of the
+    right one are staged through shared memory, so that each element read
+    from global memory serves a whole row or column of the tile instead of
+    one output. Contractions that would need more than three grid
+    dimensions are left alone.
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"32",
+           "Rows and columns of an output tile">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD
