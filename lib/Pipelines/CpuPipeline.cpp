@@ -50,17 +50,7 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
 /// One-shot bufferization across function boundaries with identity layouts,
 /// results turned into caller-allocated out-parameters, and deallocation.
 static void buildBufferizationStage(OpPassManager &pm) {
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
-
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
-
+  buildOneShotBufferization(pm);
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   // Parallel tiles (attention's query tiles, matmul panels) become

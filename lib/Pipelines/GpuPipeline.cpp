@@ -67,16 +67,7 @@ StringRef tfm::getGpuStageNames() {
 /// and results as caller-allocated out-parameters. Nothing is deallocated
 /// here: tfm-map-to-gpu frees the device buffers it allocates.
 static void buildBufferizationStage(OpPassManager &pm) {
-  bufferization::OneShotBufferizePassOptions options;
-  options.bufferizeFunctionBoundaries = true;
-  options.functionBoundaryTypeConversion =
-      bufferization::LayoutMapOption::IdentityLayoutMap;
-  pm.addPass(bufferization::createOneShotBufferizePass(options));
-
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  buildOneShotBufferization(pm);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

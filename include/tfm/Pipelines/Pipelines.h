@@ -73,6 +73,11 @@ void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
 void buildTfmToLinalgStage(OpPassManager &pm, int64_t attentionQTile,
                            int64_t attentionKvTile);
 
+/// One-shot bufferization across function boundaries with identity layouts,
+/// results turned into caller-allocated out-parameters (static result
+/// buffers hoisted into them). Deallocation is each target's business.
+void buildOneShotBufferization(OpPassManager &pm);
+
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
 /// dialect.
 void buildCpuLLVMStage(OpPassManager &pm);
