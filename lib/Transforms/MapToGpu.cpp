@@ -181,6 +181,39 @@ Value getRootBuffer(Value view) {
   return view;
 }
 
+/// Where to stage `operand` of `op` in shared memory: before the outermost
+/// loop inside `forall` that neither defines it nor writes the buffer it
+/// views, so that an operand that does not change from step to step (flash
+/// attention's query tile) is copied once rather than at every step.
+Operation *getStagingPoint(Operation *op, Value operand,
+                           scf::ForallOp forall) {
+  Value root = getRootBuffer(operand);
+  auto writesRoot = [&](scf::ForOp loop) {
+    WalkResult result = loop.getBody()->walk([&](Operation *nested) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!effects)
+        return WalkResult::advance();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects<MemoryEffects::Write>(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances)
+        if (!effect.getValue() || getRootBuffer(effect.getValue()) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return result.wasInterrupted();
+  };
+  Operation *point = op;
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && forall->isProperAncestor(loop);
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    if (loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
+        writesRoot(loop))
+      break;
+    point = loop;
+  }
+  return point;
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -464,7 +497,7 @@ void TfmMapToGpuPass::promoteOperands(scf::ForallOp forall) {
       if (used + bytes > sharedMemoryBytes)
         continue;
       used += bytes;
-      OpBuilder b(op);
+      OpBuilder b(getStagingPoint(op, input->get(), forall));
       auto staged = memref::AllocOp::create(
           b, op.getLoc(),
           MemRefType::get(type.getShape(), type.getElementType()));

@@ -122,6 +122,41 @@ func.func @staged(%a: memref<2x4x2xf32>, %b: memref<2x2x4xf32>) {
 
 // -----
 
+// In a loop of steps (flash attention's key tiles), an operand that does
+// not change from step to step is staged once, before the loop; one that
+// does is staged at every step.
+
+// CHECK-LABEL: func.func @staged_in_loop(
+// CHECK:         gpu.launch
+// CHECK:           %[[A:.*]] = memref.memory_space_cast %{{.*}} : memref<4x2xf32, #gpu.address_space<workgroup>> to memref<4x2xf32>
+// CHECK:           %[[B:.*]] = memref.memory_space_cast %{{.*}} : memref<2x4xf32, #gpu.address_space<workgroup>> to memref<2x4xf32>
+// CHECK:           scf.for
+// CHECK:             memref.store %{{.*}}, %[[A]]
+// CHECK:           gpu.barrier
+// CHECK-NEXT:      scf.for %[[STEP:.*]] = %c0 to %c3 step %c1 {
+// CHECK:             scf.for
+// CHECK:               memref.store %{{.*}}, %[[B]]
+// CHECK:             gpu.barrier
+// CHECK:             scf.for
+// CHECK:               memref.load %[[A]]
+// CHECK:               memref.load %[[B]]
+func.func @staged_in_loop(%a: memref<2x4x2xf32>, %b: memref<3x2x4xf32>) {
+  scf.forall (%i) in (2) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %tile = memref.alloc() : memref<4x4xf32>
+    %sa = memref.subview %a[%i, 0, 0] [1, 4, 2] [1, 1, 1] : memref<2x4x2xf32> to memref<4x2xf32, strided<[2, 1], offset: ?>>
+    scf.for %step = %c0 to %c3 step %c1 {
+      %sb = memref.subview %b[%step, 0, 0] [1, 2, 4] [1, 1, 1] : memref<3x2x4xf32> to memref<2x4xf32, strided<[4, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<4x2xf32, strided<[2, 1], offset: ?>>, memref<2x4xf32, strided<[4, 1], offset: ?>>) outs(%tile : memref<4x4xf32>)
+    }
+  }
+  return
+}
+
+// -----
+
 // Ops without parallel dimensions run on one thread; so does a write at
 // block level, with barriers around it. The reduction's output is read, so
 // it is copied in.
