@@ -1,4 +1,5 @@
-//===- GpuPipeline.cpp - From tfm to NVVM kernels and a host that runs them -===//
+//===- GpuPipeline.cpp - tfm to NVVM kernels and a host that runs them -===//
+//-===//
 //
 // The stages after the shared graph optimizer and linalg lowering:
 //
@@ -90,8 +91,7 @@ static void buildMappingStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-static void buildNvvmStage(OpPassManager &pm,
-                           const GpuPipelineConfig &config) {
+static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   // exp, erf and tanh as polynomials rather than libdevice calls.
   pm.addNestedPass<gpu::GPUModuleOp>(createTfmApproximateMath());
   pm.addPass(createLowerAffinePass());
@@ -113,8 +113,7 @@ static void buildNvvmStage(OpPassManager &pm,
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
 }
 
-static void buildLLVMStage(OpPassManager &pm,
-                           const GpuPipelineConfig &config) {
+static void buildLLVMStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
@@ -131,8 +130,7 @@ static void buildLLVMStage(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
-void tfm::buildGpuPipeline(OpPassManager &pm,
-                           const GpuPipelineConfig &config) {
+void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
   buildGraphOptimizerPipeline(pm, config.fusion);
   if (config.stopAfter == GpuStage::Graph)
     return;

@@ -70,8 +70,7 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   // Shared memory: a buffer per block, in the default memory space.
   for (BlockArgument shared : launch.getWorkgroupAttributions()) {
     auto type = cast<MemRefType>(shared.getType());
-    auto hostType =
-        MemRefType::get(type.getShape(), type.getElementType());
+    auto hostType = MemRefType::get(type.getShape(), type.getElementType());
     mapping.map(shared,
                 memref::AllocaOp::create(rewriter, loc, hostType).getResult());
   }
@@ -88,9 +87,9 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
     }
     if (auto shared = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
       // The block's dynamic shared memory: bytes on the stack.
-      Value bytes = arith::IndexCastOp::create(
-          rewriter, loc, rewriter.getIndexType(),
-          launch.getDynamicSharedMemorySize());
+      Value bytes =
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                     launch.getDynamicSharedMemorySize());
       mapping.map(shared.getResult(),
                   memref::AllocaOp::create(
                       rewriter, loc,
@@ -101,16 +100,16 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
     }
     if (auto view = dyn_cast<memref::ViewOp>(op);
         view && view.getType().getMemorySpace()) {
-      mapping.map(view.getResult(),
-                  memref::ViewOp::create(
-                      rewriter, view.getLoc(),
-                      withoutMemorySpace(view.getType()),
-                      mapping.lookup(view.getSource()),
-                      mapping.lookup(view.getByteShift()),
-                      llvm::map_to_vector(view.getSizes(), [&](Value size) {
-                        return mapping.lookupOrDefault(size);
-                      }))
-                      .getResult());
+      mapping.map(
+          view.getResult(),
+          memref::ViewOp::create(
+              rewriter, view.getLoc(), withoutMemorySpace(view.getType()),
+              mapping.lookup(view.getSource()),
+              mapping.lookup(view.getByteShift()),
+              llvm::map_to_vector(
+                  view.getSizes(),
+                  [&](Value size) { return mapping.lookupOrDefault(size); }))
+              .getResult());
       continue;
     }
     Operation *clone = rewriter.clone(op, mapping);

@@ -62,8 +62,7 @@ bool writesMemory(Operation *op) {
 /// Whether anything accesses `buffer`, or a view of it, with `Effect` (a
 /// read or a write). After the loop lowering, accesses are loads and
 /// stores.
-template <typename Effect>
-bool isAccessed(Value buffer) {
+template <typename Effect> bool isAccessed(Value buffer) {
   for (OpOperand &use : buffer.getUses()) {
     Operation *user = use.getOwner();
     if (auto view = dyn_cast<ViewLikeOpInterface>(user))
@@ -90,8 +89,8 @@ struct IterationSpace {
 };
 
 IterationSpace getIterationSpace(OpBuilder &b, Location loc,
-                                 ValueRange lowerBounds,
-                                 ValueRange upperBounds, ValueRange steps) {
+                                 ValueRange lowerBounds, ValueRange upperBounds,
+                                 ValueRange steps) {
   IterationSpace space;
   space.lowerBounds.assign(lowerBounds.begin(), lowerBounds.end());
   space.steps.assign(steps.begin(), steps.end());
@@ -134,9 +133,8 @@ void cloneLoopBody(OpBuilder &b, scf::ParallelOp loop, ValueRange ivs) {
 
 /// Emits `gpu.launch` with a 1-D block of `blockSize` threads over `grid`
 /// and returns it, with the insertion point inside, before the terminator.
-gpu::LaunchOp createLaunch(OpBuilder &b, Location loc,
-                           ArrayRef<Value> grid, Value blockSize,
-                           Value sharedMemoryBytes = nullptr) {
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                           Value blockSize, Value sharedMemoryBytes = nullptr) {
   Value one = constantIndex(b, loc, 1);
   SmallVector<Value, 3> dims(grid);
   dims.resize(3, one);
@@ -185,8 +183,7 @@ Value getRootBuffer(Value view) {
 /// loop inside `forall` that neither defines it nor writes the buffer it
 /// views, so that an operand that does not change from step to step (flash
 /// attention's query tile) is copied once rather than at every step.
-Operation *getStagingPoint(Operation *op, Value operand,
-                           scf::ForallOp forall) {
+Operation *getStagingPoint(Operation *op, Value operand, scf::ForallOp forall) {
   Value root = getRootBuffer(operand);
   auto writesRoot = [&](scf::ForOp loop) {
     WalkResult result = loop.getBody()->walk([&](Operation *nested) {
@@ -329,7 +326,6 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
     return device;
   };
 
-
   // Arguments: a device copy each, copied in unless only written (the
   // results), copied back when written.
   SmallVector<std::pair<Value, Value>> copyBack;
@@ -360,8 +356,8 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
     StringAttr name = op.getNameAttr().getAttr();
     auto [it, inserted] = globals.try_emplace(name, Value());
     if (inserted) {
-      Value host = memref::GetGlobalOp::create(b, loc, op.getType(),
-                                               op.getNameAttr());
+      Value host =
+          memref::GetGlobalOp::create(b, loc, op.getType(), op.getNameAttr());
       it->second = makeDeviceCopy(host);
     }
     op.replaceAllUsesWith(it->second);
@@ -376,10 +372,10 @@ LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
   for (Operation *op : allocs) {
     b.setInsertionPoint(op);
     auto type = cast<MemRefType>(op->getResult(0).getType());
-    Value device = gpu::AllocOp::create(b, op->getLoc(), type, Type(),
-                                        ValueRange{}, op->getOperands(),
-                                        ValueRange{})
-                       .getMemref();
+    Value device =
+        gpu::AllocOp::create(b, op->getLoc(), type, Type(), ValueRange{},
+                             op->getOperands(), ValueRange{})
+            .getMemref();
     op->getResult(0).replaceAllUsesWith(device);
     op->erase();
     toFree.push_back(device);
@@ -435,9 +431,8 @@ LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
 void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  IterationSpace space =
-      getIterationSpace(b, loc, loop.getLowerBound(), loop.getUpperBound(),
-                        loop.getStep());
+  IterationSpace space = getIterationSpace(
+      b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   Value threads = constantIndex(b, loc, blockSize);
   Value blocks = arith::CeilDivUIOp::create(b, loc, space.total, threads);
   gpu::LaunchOp launch = createLaunch(b, loc, {blocks}, threads);
@@ -457,8 +452,8 @@ void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
 void TfmMapToGpuPass::mapSequentialOp(Operation *op) {
   Location loc = op->getLoc();
   OpBuilder b(op);
-  gpu::LaunchOp launch =
-      createLaunch(b, loc, {constantIndex(b, loc, 1)}, constantIndex(b, loc, 1));
+  gpu::LaunchOp launch = createLaunch(b, loc, {constantIndex(b, loc, 1)},
+                                      constantIndex(b, loc, 1));
   op->moveBefore(launch.getBody().front().getTerminator());
 }
 
@@ -518,6 +513,21 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
   if (!forall.getOutputs().empty())
     return forall.emitOpError("cannot be mapped to the GPU before "
                               "bufferization");
+  // A grid's y and z dimensions hold at most 65535 blocks.
+  for (int64_t d = 1, e = forall.getRank(); d < e; ++d) {
+    std::optional<int64_t> lb =
+        getConstantIntValue(forall.getMixedLowerBound()[d]);
+    std::optional<int64_t> ub =
+        getConstantIntValue(forall.getMixedUpperBound()[d]);
+    std::optional<int64_t> step = getConstantIntValue(forall.getMixedStep()[d]);
+    if (!lb || !ub || !step || *step <= 0)
+      continue;
+    int64_t count = llvm::divideCeil(*ub - *lb, *step);
+    if (count > 65535)
+      return forall.emitOpError("has ")
+             << count << " iterations in dimension " << d
+             << ", more than the 65535 blocks a GPU grid has there";
+  }
 
   // Lay the block's buffers out in shared memory, 16-byte aligned.
   SmallVector<Operation *> buffers = getBlockBuffers(forall);
@@ -541,20 +551,19 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
 
   Location loc = forall.getLoc();
   OpBuilder b(forall);
-  SmallVector<Value> lbs = getValueOrCreateConstantIndexOp(
-      b, loc, forall.getMixedLowerBound());
-  SmallVector<Value> ubs = getValueOrCreateConstantIndexOp(
-      b, loc, forall.getMixedUpperBound());
+  SmallVector<Value> lbs =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedLowerBound());
+  SmallVector<Value> ubs =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedUpperBound());
   SmallVector<Value> steps =
       getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep());
   IterationSpace space = getIterationSpace(b, loc, lbs, ubs, steps);
   Value dynamicShared = nullptr;
   if (sharedBytes > 0)
-    dynamicShared = arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                 sharedBytes);
-  gpu::LaunchOp launch =
-      createLaunch(b, loc, space.counts, constantIndex(b, loc, blockSize),
-                   dynamicShared);
+    dynamicShared =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), sharedBytes);
+  gpu::LaunchOp launch = createLaunch(
+      b, loc, space.counts, constantIndex(b, loc, blockSize), dynamicShared);
 
   // The forall's induction variables are the block ids.
   gpu::KernelDim3 ids = launch.getBlockIds();
@@ -583,8 +592,7 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
         MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                         MemRefLayoutAttrInterface(), workgroup));
     for (auto [buffer, offset] : llvm::zip(buffers, offsets)) {
-      Operation *clone =
-          mapping.lookup(buffer->getResult(0)).getDefiningOp();
+      Operation *clone = mapping.lookup(buffer->getResult(0)).getDefiningOp();
       auto type = cast<MemRefType>(clone->getResult(0).getType());
       auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
                                         MemRefLayoutAttrInterface(), workgroup);
@@ -635,13 +643,13 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         return loop.emitOpError("with reductions cannot be mapped to GPU "
                                 "threads");
       // for (i = thread; i < total; i += blockSize) body(delinearize(i))
-      IterationSpace space =
-          getIterationSpace(b, loc, loop.getLowerBound(),
-                            loop.getUpperBound(), loop.getStep());
+      IterationSpace space = getIterationSpace(
+          b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
       auto strided = scf::ForOp::create(b, loc, thread, space.total,
                                         constantIndex(b, loc, blockSize));
       b.setInsertionPointToStart(strided.getBody());
-      cloneLoopBody(b, loop, delinearize(b, loc, space, strided.getInductionVar()));
+      cloneLoopBody(b, loop,
+                    delinearize(b, loc, space, strided.getInductionVar()));
       loop.erase();
       barrierAround(b, strided, loc);
       continue;

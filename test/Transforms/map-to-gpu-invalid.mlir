@@ -48,3 +48,14 @@ func.func @four_dimensional(%x: memref<2x2x2x2xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @tall_grid(%x: memref<2x70000xf32>) {
+  // expected-error @below {{has 70000 iterations in dimension 1, more than the 65535 blocks a GPU grid has there}}
+  scf.forall (%i, %j) in (2, 70000) {
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %x[%i, %j] : memref<2x70000xf32>
+  }
+  return
+}

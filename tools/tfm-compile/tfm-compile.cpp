@@ -188,7 +188,8 @@ LogicalResult buildPipeline(PassManager &pm,
                             const llvm::TargetMachine &machine) {
   bool gpu = target == "nvptx";
   if (!gpu && target != "cpu")
-    return reportError("unknown target '" + target + "' (supported: cpu, nvptx)");
+    return reportError("unknown target '" + target +
+                       "' (supported: cpu, nvptx)");
   if (emitKind == EmitKind::Ptx && !gpu)
     return reportError("--emit=ptx needs --target=nvptx");
   std::optional<tfm::CpuStage> cpuStage = tfm::parseCpuStage(stopAfter);
