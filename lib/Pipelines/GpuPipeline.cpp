@@ -92,7 +92,9 @@ static void buildMappingStage(OpPassManager &pm,
 }
 
 static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
-  // exp, erf and tanh as polynomials rather than libdevice calls.
+  // exp, erf and tanh as polynomials, sqrt, fma and floor as PTX
+  // instructions: CUDA's libdevice is needed only for the likes of sin, cos
+  // and pow (the positional encoding).
   pm.addNestedPass<gpu::GPUModuleOp>(createTfmApproximateMath());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -108,6 +110,9 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNvvm));
+  TfmGpuNativeMathOptions nativeMath;
+  nativeMath.libdevice = config.libdevice;
+  pm.addNestedPass<gpu::GPUModuleOp>(createTfmGpuNativeMath(nativeMath));
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());

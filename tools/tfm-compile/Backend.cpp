@@ -142,25 +142,40 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
   return success();
 }
 
-std::optional<CudaTools> findCudaTools() {
-  if (auto ptxas = llvm::sys::findProgramByName("ptxas")) {
-    StringRef bin = llvm::sys::path::parent_path(*ptxas);
-    return CudaTools{llvm::sys::path::parent_path(bin).str(), true};
-  }
-  SmallVector<std::string, 3> prefixes;
-  for (const char *variable : {"CUDA_HOME", "CUDA_PATH"})
+CudaTools findCudaTools() {
+  CudaTools tools;
+  // The toolkit: the first of these that holds libdevice.
+  SmallVector<std::string, 4> prefixes;
+  for (const char *variable : {"CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"})
     if (const char *value = std::getenv(variable); value && *value)
       prefixes.push_back(value);
   prefixes.push_back("/usr/local/cuda");
-  for (const std::string &prefix : prefixes) {
-    SmallString<128> ptxas(prefix);
-    llvm::sys::path::append(ptxas, "bin", "ptxas");
-    if (llvm::sys::fs::can_execute(ptxas))
-      return CudaTools{prefix, true};
-    if (llvm::sys::fs::is_directory(prefix))
-      return CudaTools{prefix, false};
+  // ptxas on PATH may be the toolkit's (or a wrapper script elsewhere).
+  llvm::ErrorOr<std::string> ptxasOnPath =
+      llvm::sys::findProgramByName("ptxas");
+  if (ptxasOnPath) {
+    SmallString<256> real;
+    if (!llvm::sys::fs::real_path(*ptxasOnPath, real))
+      prefixes.push_back(
+          llvm::sys::path::parent_path(llvm::sys::path::parent_path(real))
+              .str());
   }
-  return std::nullopt;
+  for (const std::string &prefix : prefixes) {
+    SmallString<256> libdevice(prefix);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice",
+                            "libdevice.10.bc");
+    if (llvm::sys::fs::is_regular_file(libdevice)) {
+      tools.prefix = prefix;
+      break;
+    }
+  }
+  tools.hasPtxas = static_cast<bool>(ptxasOnPath);
+  if (!tools.hasPtxas && !tools.prefix.empty()) {
+    SmallString<256> ptxas(tools.prefix);
+    llvm::sys::path::append(ptxas, "bin", "ptxas");
+    tools.hasPtxas = llvm::sys::fs::can_execute(ptxas);
+  }
+  return tools;
 }
 
 std::optional<std::string> getDefaultPtxFeatures(StringRef arch) {

@@ -46,16 +46,17 @@ mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
                                llvm::ArrayRef<std::string> runtimeArchives,
                                llvm::StringRef output, std::string &error);
 
-/// Where CUDA's tools are: the toolkit prefix (for libdevice) and whether
-/// ptxas is there.
+/// What of CUDA's toolkit is here: its prefix, where it has libdevice
+/// (empty when none is found), and whether ptxas runs.
 struct CudaTools {
   std::string prefix;
   bool hasPtxas = false;
 };
 
-/// Finds ptxas on PATH, then under $CUDA_HOME, $CUDA_PATH and
-/// /usr/local/cuda; nullopt when there is no CUDA toolkit at all.
-std::optional<CudaTools> findCudaTools();
+/// Looks for libdevice under $CUDA_HOME, $CUDA_PATH, $CUDA_ROOT,
+/// /usr/local/cuda and the toolkit of the ptxas on PATH, and for ptxas on
+/// PATH or in that toolkit.
+CudaTools findCudaTools();
 
 /// The PTX features an architecture needs ("+ptx80" for sm_90), or nullopt
 /// for a name that is not sm_XX[a|f].

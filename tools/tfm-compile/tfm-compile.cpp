@@ -43,6 +43,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <cstdlib>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -227,11 +229,15 @@ LogicalResult buildPipeline(PassManager &pm,
     return reportError("unknown GPU architecture '" + gpuArch +
                 "' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)");
   config.features = *features;
-  std::optional<tfm::CudaTools> tools = tfm::findCudaTools();
-  if (tools)
-    config.toolkitPath = tools->prefix;
+  tfm::CudaTools tools = tfm::findCudaTools();
+  config.toolkitPath = tools.prefix;
+  config.libdevice = !tools.prefix.empty();
+  // Without libdevice, MLIR's NVVM target must not look for one in its
+  // default place: an empty CUDA_ROOT tells it there is no toolkit.
+  if (!config.libdevice)
+    ::setenv("CUDA_ROOT", "", /*overwrite=*/1);
   if (gpuFormat == "auto")
-    config.format = tools && tools->hasPtxas ? "bin" : "isa";
+    config.format = tools.hasPtxas ? "bin" : "isa";
   else if (gpuFormat == "cubin")
     config.format = "bin";
   else if (gpuFormat == "ptx")
@@ -241,7 +247,7 @@ LogicalResult buildPipeline(PassManager &pm,
   else
     return reportError("unknown --gpu-format '" + gpuFormat +
                 "' (auto, cubin, ptx, fatbin)");
-  if (config.format != "isa" && !(tools && tools->hasPtxas))
+  if (config.format != "isa" && !tools.hasPtxas)
     return reportError("--gpu-format=" + gpuFormat +
                 " needs ptxas (not found on PATH or under /usr/local/cuda)");
   config.optLevel = optLevel;

@@ -172,6 +172,9 @@ struct GpuPipelineConfig {
   std::string format = "isa";
   /// The CUDA toolkit (for ptxas and libdevice); empty: MLIR's default.
   std::string toolkitPath;
+  /// Whether CUDA's libdevice can be linked; without it, a kernel that
+  /// needs one of its functions (sin, cos, pow, ...) is an error.
+  bool libdevice = true;
   unsigned optLevel = 3;
   int64_t blockSize = 128;
   /// Shared memory a block may use; 0: the limit of `chip`.

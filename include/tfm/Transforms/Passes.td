@@ -464,4 +464,27 @@ def TfmGpuTileContractions : Pass<"tfm-gpu-tile-contractions",
   ];
 }
 
+def TfmGpuNativeMath : Pass<"tfm-gpu-native-math"> {
+  let summary = "Define the libdevice functions that PTX has instructions "
+                "for";
+  let description = [{
+    `convert-gpu-to-nvvm` turns math ops into calls to CUDA's libdevice
+    (`__nv_sqrtf`, `__nv_floorf`, `__nv_fmaf`, ...), which only a CUDA
+    toolkit provides. Where PTX computes the function with one instruction
+    (`sqrt.rn`, `cvt.rmi`, `cvt.rpi`, `abs`, `fma.rn`), this pass gives the
+    declaration a body that calls the LLVM intrinsic, with the same IEEE
+    semantics as libdevice's. With `tfm-approximate-math` before the
+    conversion, kernels then need libdevice only for functions such as
+    `sin`, `cos` and `pow` (the positional encoding). Run it on the kernel
+    modules after `convert-gpu-to-nvvm`. With `libdevice=false` (no CUDA
+    toolkit was found), a call to any other libdevice function is an error
+    that names it.
+  }];
+  let options = [
+    Option<"libdevice", "libdevice", "bool", /*default=*/"true",
+           "Whether CUDA's libdevice will be linked">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // TFM_TRANSFORMS_PASSES_TD
