@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TilingUtils.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -187,17 +188,11 @@ struct TfmCpuVectorizePass
       SmallVector<int64_t> sizes(op.getNumLoops(), 0);
       for (unsigned b : dims.batch)
         sizes[b] = 1;
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (succeeded(tiled)) {
-        rewriter.replaceOp(op, tiled->replacements);
+      FailureOr<scf::SCFTilingResult> tiled = tileInPlace(
+          rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
+      if (succeeded(tiled))
         return tileIntoRegisters(
             rewriter, cast<linalg::LinalgOp>(tiled->tiledOps.back()), dims);
-      }
     }
     int64_t lanes =
         std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
@@ -216,15 +211,10 @@ struct TfmCpuVectorizePass
 
     SmallVector<int64_t> sizes(op.getNumLoops(), 0);
     sizes[n] = panel;
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-    options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled = tileInPlace(
+        rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp);
     if (failed(tiled))
       return tileIntoRegisters(rewriter, op, dims);
-    rewriter.replaceOp(op, tiled->replacements);
     tileIntoRegisters(rewriter, cast<linalg::LinalgOp>(tiled->tiledOps.back()),
                       dims);
   }
@@ -255,29 +245,19 @@ struct TfmCpuVectorizePass
     SmallVector<int64_t> interchange(dims.batch.begin(), dims.batch.end());
     interchange.append({n, m, k});
 
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-    options.setInterchange(interchange);
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled =
+        tileInPlace(rewriter, op, sizes,
+                    scf::SCFTilingOptions::LoopType::ForOp, interchange);
     if (failed(tiled)) {
       op.emitRemark("matmul not tiled into register tiles; lowered to loops");
       return;
     }
-    rewriter.replaceOp(op, tiled->replacements);
 
     // The reduction, one step at a time, inside each register tile.
     auto tileOp = cast<linalg::LinalgOp>(tiled->tiledOps.back());
     SmallVector<int64_t> kSizes(numLoops, 0);
     kSizes[k] = 1;
-    scf::SCFTilingOptions kOptions;
-    kOptions.setTileSizes(getAsIndexOpFoldResult(&getContext(), kSizes));
-    rewriter.setInsertionPoint(tileOp);
-    FailureOr<scf::SCFTilingResult> kTiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(tileOp.getOperation()), kOptions);
-    if (succeeded(kTiled))
-      rewriter.replaceOp(tileOp, kTiled->replacements);
+    (void)tileInPlace(rewriter, tileOp, kSizes);
 
     // Peel the n and m loops, outermost first, so that every register tile
     // has a static shape.
@@ -292,16 +272,12 @@ struct TfmCpuVectorizePass
   /// Tiles `op` to its vector shape and peels the innermost tile loop.
   void tileAndPeel(IRRewriter &rewriter, linalg::LinalgOp op) {
     SmallVector<int64_t> vectorShape = getVectorShape(op, vectorWidthBits);
-    scf::SCFTilingOptions options;
-    options.setTileSizes(getAsIndexOpFoldResult(&getContext(), vectorShape));
-    rewriter.setInsertionPoint(op);
-    FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-        rewriter, cast<TilingInterface>(op.getOperation()), options);
+    FailureOr<scf::SCFTilingResult> tiled =
+        tileInPlace(rewriter, op, vectorShape);
     if (failed(tiled)) {
       op.emitRemark("not tiled for vectorization; lowered to loops");
       return;
     }
-    rewriter.replaceOp(op, tiled->replacements);
     if (tiled->loops.empty())
       return;
     if (auto innermost = dyn_cast<scf::ForOp>(*tiled->loops.back())) {

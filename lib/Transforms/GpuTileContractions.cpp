@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TilingUtils.h"
 #include "tfm/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -53,15 +54,8 @@ struct TfmGpuTileContractionsPass
       sizes[dims->n.back()] = tileSize;
       // The other m and n dimensions (if any) stay whole in the tile.
 
-      scf::SCFTilingOptions options;
-      options.setTileSizes(getAsIndexOpFoldResult(&getContext(), sizes));
-      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      rewriter.setInsertionPoint(op);
-      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
-          rewriter, cast<TilingInterface>(op.getOperation()), options);
-      if (failed(tiled))
-        continue;
-      rewriter.replaceOp(op, tiled->replacements);
+      (void)tfm::tileInPlace(rewriter, op, sizes,
+                             scf::SCFTilingOptions::LoopType::ForallOp);
     }
   }
 };

@@ -83,34 +83,28 @@ static LogicalResult importConstant(Importer &importer,
         return failure();
       return importer.setConstant(node, 0, *value);
     }
+    // The scalar and list forms: an f32 or i64 tensor of rank 0 or 1.
+    auto setValues = [&](auto values, Type elementType, bool scalar) {
+      SmallVector<int64_t, 1> shape;
+      if (!scalar)
+        shape.push_back(static_cast<int64_t>(values.size()));
+      return importer.setConstant(
+          node, 0,
+          DenseElementsAttr::get(RankedTensorType::get(shape, elementType),
+                                 ArrayRef(values)));
+    };
     if (attr.name() == "value_float")
-      return importer.setConstant(
-          node, 0,
-          DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
-                                 attr.f()));
+      return setValues(SmallVector<float>{attr.f()}, b.getF32Type(), true);
     if (attr.name() == "value_int")
-      return importer.setConstant(
-          node, 0,
-          DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
-                                 static_cast<int64_t>(attr.i())));
-    if (attr.name() == "value_floats") {
-      SmallVector<float> values(attr.floats().begin(), attr.floats().end());
-      return importer.setConstant(
-          node, 0,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    b.getF32Type()),
-              ArrayRef<float>(values)));
-    }
-    if (attr.name() == "value_ints") {
-      SmallVector<int64_t> values(attr.ints().begin(), attr.ints().end());
-      return importer.setConstant(
-          node, 0,
-          DenseElementsAttr::get(
-              RankedTensorType::get({static_cast<int64_t>(values.size())},
-                                    b.getI64Type()),
-              ArrayRef<int64_t>(values)));
-    }
+      return setValues(SmallVector<int64_t>{attr.i()}, b.getI64Type(), true);
+    if (attr.name() == "value_floats")
+      return setValues(SmallVector<float>(attr.floats().begin(),
+                                          attr.floats().end()),
+                       b.getF32Type(), false);
+    if (attr.name() == "value_ints")
+      return setValues(SmallVector<int64_t>(attr.ints().begin(),
+                                            attr.ints().end()),
+                       b.getI64Type(), false);
   }
   return importer.emitError()
          << "unsupported Constant: expected a value, value_float(s) or "
