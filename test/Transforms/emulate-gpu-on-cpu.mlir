@@ -52,3 +52,16 @@ func.func @wide_blocks(%x: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @asynchronous(%x: memref<8xf32>) {
+  %c1 = arith.constant 1 : index
+  %token = gpu.wait async
+  // expected-error @below {{cannot be emulated on the CPU}}
+  %done = gpu.launch async [%token] blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}

@@ -59,3 +59,69 @@ func.func @tall_grid(%x: memref<2x70000xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @alloc_outside_tiles(%x: memref<4xf32>, %c: i1) {
+  scf.if %c {
+    // expected-error @below {{allocates a buffer inside control flow outside a tile loop, which the GPU mapping does not support}}
+    %buffer = memref.alloc() : memref<4xf32>
+    memref.copy %x, %buffer : memref<4xf32> to memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @write_with_result(%x: memref<4xf32>) {
+  scf.forall (%i) in (2) {
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1.0 : f32
+    // expected-error @below {{writes memory and returns a value inside a GPU block, which the GPU mapping cannot distribute}}
+    %r = scf.execute_region -> f32 {
+      memref.store %one, %x[%c0] : memref<4xf32>
+      scf.yield %one : f32
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @tensor_tiles(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @below {{cannot be mapped to the GPU before bufferization}}
+  %0 = scf.forall (%i) in (4) shared_outs(%out = %x) -> (tensor<4xf32>) {
+    scf.forall.in_parallel {
+    }
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @parallel_reduction(%x: memref<4xf32>, %y: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @below {{with reductions cannot be mapped to the GPU}}
+  %sum = scf.parallel (%i) = (%c0) to (%c4) step (%c1) init (%zero) -> f32 {
+    %v = memref.load %x[%i] : memref<4xf32>
+    scf.reduce(%v : f32) {
+    ^bb0(%a: f32, %b: f32):
+      %s = arith.addf %a, %b : f32
+      scf.reduce.return %s : f32
+    }
+  }
+  memref.store %sum, %y[] : memref<f32>
+  return
+}
+
+// -----
+
+// expected-error @below {{'func.func' op cannot be mapped to the GPU: its body has more than one block}}
+func.func @branches(%x: memref<4xf32>) {
+  cf.br ^next
+^next:
+  return
+}
