@@ -2,6 +2,8 @@
 
 #include "tfm/Pipelines/Pipelines.h"
 
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 

@@ -5,10 +5,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Codegen/GPU/Passes.h"
 #include "tfm/Conversion/Passes.h"
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
-#include "tfm/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -20,6 +23,9 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::tfm::registerTfmPasses();
+  mlir::tfm::registerTfmCodegenCommonPasses();
+  mlir::tfm::registerTfmCodegenCPUPasses();
+  mlir::tfm::registerTfmCodegenGPUPasses();
   mlir::tfm::registerTfmConversionPasses();
   mlir::tfm::registerTfmPipelines();
 

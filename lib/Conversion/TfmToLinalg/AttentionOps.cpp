@@ -623,8 +623,16 @@ struct LowerMaskedSoftmax : OpRewritePattern<MaskedSoftmaxOp> {
   }
 };
 
-/// attention -> batch_matmul(Q, Kᵀ), masked scores (scale, valid_lens,
-/// mask, causal), softmax, batch_matmul(·, V).
+/// attention -> tfm.online_attention, which holds attention's arithmetic
+/// and is tiled and decomposed by code generation, then `acc / sum`:
+///
+/// - batch dimensions are collapsed into one where they can be expanded
+///   back, and a rank-2 attention gets a unit batch;
+/// - the keys are transposed once, so that both block products of the
+///   online softmax read row-major operands;
+/// - the mask becomes `[B'..., Sq, Sk]` f32, where each batch dimension is
+///   kept at 1 if the mask is shared along it (materialised otherwise);
+/// - the state starts at acc = 0, max = -inf, sum = 0.
 struct LowerAttention : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -632,31 +640,152 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elementType = getTensorType(op.getQuery()).getElementType();
-    Type accType = getAccumulatorType(elementType);
+    Type f32 = rewriter.getF32Type();
     int64_t rank = getTensorType(op.getQuery()).getRank();
+    int64_t batchRank = rank - 2;
 
-    ScoreMasking masking;
-    if (std::optional<double> scale = op.getEffectiveScale()) {
-      masking.scale = createFloatConstant(rewriter, loc, accType, *scale);
-    } else {
-      // 1/sqrt(D) with D dynamic.
-      Value d =
-          createDimAsFloat(rewriter, loc, op.getQuery(), rank - 1, accType);
-      Value one = createFloatConstant(rewriter, loc, accType, 1.0);
-      masking.scale = arith::DivFOp::create(
-          rewriter, loc, one, math::SqrtOp::create(rewriter, loc, d));
+    // One batch dimension, or several when collapsing them would need an
+    // expand_shape with two dynamic sizes in one group (see
+    // canExpandAfterCollapse).
+    SmallVector<OpFoldResult> batchSizes =
+        getLeadingDims(rewriter, loc, op.getQuery(), batchRank);
+    bool collapse = batchRank != 1 && canExpandAfterCollapse(batchSizes);
+    auto normalize = [&](Value v, int64_t lead) -> Value {
+      if (!v || !collapse)
+        return v;
+      if (lead == 0) {
+        // Add a unit batch dimension.
+        auto type = getTensorType(v);
+        SmallVector<int64_t> shape{1};
+        llvm::append_range(shape, type.getShape());
+        SmallVector<ReassociationIndices> groups;
+        if (type.getRank() > 0) {
+          groups.push_back({0, 1});
+          for (int64_t i = 2; i <= type.getRank(); ++i)
+            groups.push_back({i});
+        }
+        SmallVector<OpFoldResult> sizes{rewriter.getIndexAttr(1)};
+        llvm::append_range(sizes, getDims(rewriter, loc, v));
+        return expandTo(rewriter, loc, v, groups, sizes);
+      }
+      return collapseBatchDims(rewriter, loc, v, lead);
+    };
+    Value query = normalize(op.getQuery(), batchRank);
+    Value key = normalize(op.getKey(), batchRank);
+    Value value = normalize(op.getValue(), batchRank);
+    Value lens = normalize(op.getValidLens(), batchRank);
+    int64_t newRank = getTensorType(query).getRank();
+
+    // Kᵀ
+    SmallVector<OpFoldResult> keyDims = getDims(rewriter, loc, key);
+    std::swap(keyDims[newRank - 2], keyDims[newRank - 1]);
+    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, newRank));
+    std::swap(perm[newRank - 2], perm[newRank - 1]);
+    Value keyT = linalg::TransposeOp::create(
+                     rewriter, loc, key,
+                     tensor::EmptyOp::create(rewriter, loc, keyDims,
+                                             getTensorType(key).getElementType()),
+                     perm)
+                     ->getResult(0);
+
+    Value mask;
+    if (op.getMask())
+      mask = normalize(
+          prepareSharedMask(rewriter, op, /*allOrNone=*/collapse), batchRank);
+
+    // The state: acc [B..., Sq, Dv], max and sum [B..., Sq].
+    SmallVector<OpFoldResult> rows = getLeadingDims(rewriter, loc, query,
+                                                    newRank - 1);
+    SmallVector<OpFoldResult> accDims(rows);
+    accDims.push_back(tensor::getMixedSize(rewriter, loc, value, newRank - 1));
+    Value acc = createFilledTensor(rewriter, loc, accDims, f32, 0.0);
+    Value max = createFilledTensor(rewriter, loc, rows, f32,
+                                   -std::numeric_limits<double>::infinity());
+    Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
+    auto online = OnlineAttentionOp::create(
+        rewriter, loc, acc.getType(), max.getType(), sum.getType(), query,
+        keyT, value, lens, mask, /*query_offset=*/Value(),
+        /*key_offset=*/Value(), acc, max, sum, op.getScaleAttr(),
+        op.getCausalAttr());
+
+    // out = acc / sum, in the element type.
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(newRank, ctx);
+    Value out = createGeneric(
+        rewriter, loc, ValueRange{online.getAccResult(), online.getSumResult()},
+        tensor::EmptyOp::create(rewriter, loc, accDims, elementType),
+        {identity, getLeadingProjection(ctx, newRank, newRank - 1), identity},
+        0, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+          Value x = arith::DivFOp::create(nb, nloc, args[0], args[1]);
+          return convertFloat(nb, nloc, x, elementType);
+        });
+    if (collapse) {
+      SmallVector<OpFoldResult> outSizes(batchSizes);
+      outSizes.push_back(tensor::getMixedSize(rewriter, loc, op.getQuery(),
+                                              rank - 2));
+      outSizes.push_back(tensor::getMixedSize(rewriter, loc, op.getValue(),
+                                              rank - 1));
+      if (batchRank == 0)
+        out = tensor::CollapseShapeOp::create(
+            rewriter, loc, out,
+            SmallVector<ReassociationIndices>{{0, 1}, {2}});
+      else
+        out = expandTo(rewriter, loc, out, getLeadingGroup(batchRank, rank),
+                       outSizes);
     }
-    masking.validLens = op.getValidLens();
-    masking.mask = op.getMask();
-    masking.causal = op.getCausal();
-
-    Value scores =
-        createBatchedMatmul(rewriter, loc, op.getQuery(), op.getKey(),
-                            /*transposeRhs=*/true, accType);
-    scores = createMaskedScores(rewriter, loc, scores, masking);
-    replaceWithPooledValues(rewriter, op, scores, op.getValue(), elementType,
-                            accType);
+    rewriter.replaceOp(op, castToTensorType(rewriter, loc, out, op.getType()));
     return success();
+  }
+
+  /// Returns the mask of `op` as an f32 tensor `[B'..., Sq, Sk]` of the
+  /// op's rank, where B' is 1 wherever the mask is statically shared along
+  /// that batch dimension and the batch size elsewhere. Unit query or key
+  /// dimensions, and dynamic ones that may be 1, are broadcast into a new
+  /// tensor. With `allOrNone`, the batch dimensions are either all shared
+  /// or none is, so that they can be collapsed into one.
+  static Value prepareSharedMask(PatternRewriter &rewriter, AttentionOp op,
+                                 bool allOrNone) {
+    Location loc = op.getLoc();
+    Value mask = op.getMask();
+    auto maskType = getTensorType(mask);
+    int64_t rank = getTensorType(op.getQuery()).getRank();
+    int64_t offset = rank - maskType.getRank();
+    SmallVector<OpFoldResult> scoreDims =
+        getLeadingDims(rewriter, loc, op.getQuery(), rank - 1);
+    scoreDims.push_back(
+        tensor::getMixedSize(rewriter, loc, op.getKey(), rank - 2));
+    SmallVector<int64_t> scoreShape = getStaticShape(scoreDims);
+
+    // The shape of the prepared mask, and whether the mask has it already
+    // (up to leading unit dimensions).
+    auto sizeAt = [&](int64_t i) {
+      return i < offset ? 1 : maskType.getDimSize(i - offset);
+    };
+    bool sharedByAll = llvm::all_of(llvm::seq<int64_t>(0, rank - 2),
+                                    [&](int64_t i) { return sizeAt(i) == 1; });
+    SmallVector<OpFoldResult> targetDims;
+    bool asIs = maskType.getElementType().isF32() && maskType.getRank() > 0;
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t size = sizeAt(i);
+      bool isBatch = i < rank - 2;
+      if (isBatch && size == 1 && (sharedByAll || !allOrNone)) {
+        targetDims.push_back(rewriter.getIndexAttr(1));
+        continue;
+      }
+      targetDims.push_back(scoreDims[i]);
+      asIs &= !ShapedType::isDynamic(size) && size == scoreShape[i];
+    }
+    if (asIs) {
+      if (offset == 0)
+        return mask;
+      return expandTo(rewriter, loc, mask,
+                      getLeadingGroup(offset + 1, rank), targetDims);
+    }
+    Value zeros = createFilledTensor(rewriter, loc, targetDims,
+                                     rewriter.getF32Type(), 0.0);
+    ScoreMasking masking;
+    masking.mask = mask;
+    return createMaskedScores(rewriter, loc, zeros, masking);
   }
 };
 

@@ -1775,3 +1775,64 @@ func.func @prepend_class_token_result(%x: tensor<1x196x768xf32>, %cls: tensor<1x
   %0 = tfm.prepend_class_token %x, %cls : (tensor<1x196x768xf32>, tensor<1x1x768xf32>) -> tensor<1x196x768xf32>
   return
 }
+
+// -----
+
+func.func @online_attention_rank(%q: tensor<7x8xf32>, %kt: tensor<8x6xf32>, %v: tensor<6x3xf32>, %acc: tensor<7x3xf32>, %max: tensor<7xf32>, %sum: tensor<7xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected query of rank at least 3 [batch..., queries, head_dim], found 'tensor<7x8xf32>'}}
+  %r:3 = tfm.online_attention %q, %kt, %v outs(%acc, %max, %sum : tensor<7x3xf32>, tensor<7xf32>, tensor<7xf32>) : tensor<7x8xf32>, tensor<8x6xf32>, tensor<6x3xf32> -> tensor<7x3xf32>, tensor<7xf32>, tensor<7xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_head_dim(%q: tensor<2x7x8xf32>, %kt: tensor<2x4x6xf32>, %v: tensor<2x6x3xf32>, %acc: tensor<2x7x3xf32>, %max: tensor<2x7xf32>, %sum: tensor<2x7xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected dimension 1 of key_t to be 8 (query's head dimension), found 'tensor<2x4x6xf32>'}}
+  %r:3 = tfm.online_attention %q, %kt, %v outs(%acc, %max, %sum : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>) : tensor<2x7x8xf32>, tensor<2x4x6xf32>, tensor<2x6x3xf32> -> tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_state(%q: tensor<2x7x8xf32>, %kt: tensor<2x8x6xf32>, %v: tensor<2x6x3xf32>, %acc: tensor<2x7x3xf32>, %max: tensor<2x5xf32>, %sum: tensor<2x7xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected dimension 1 of max to be 7 (query's query count), found 'tensor<2x5xf32>'}}
+  %r:3 = tfm.online_attention %q, %kt, %v outs(%acc, %max, %sum : tensor<2x7x3xf32>, tensor<2x5xf32>, tensor<2x7xf32>) : tensor<2x7x8xf32>, tensor<2x8x6xf32>, tensor<2x6x3xf32> -> tensor<2x7x3xf32>, tensor<2x5xf32>, tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_mask_batch(%q: tensor<2x7x8xf32>, %kt: tensor<2x8x6xf32>, %v: tensor<2x6x3xf32>, %mask: tensor<3x7x6xf32>, %acc: tensor<2x7x3xf32>, %max: tensor<2x7xf32>, %sum: tensor<2x7xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected dimension 0 of mask to be 2 (1 or the batch size), found 'tensor<3x7x6xf32>'}}
+  %r:3 = tfm.online_attention %q, %kt, %v mask(%mask : tensor<3x7x6xf32>) outs(%acc, %max, %sum : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>) : tensor<2x7x8xf32>, tensor<2x8x6xf32>, tensor<2x6x3xf32> -> tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_result(%q: tensor<2x7x8xf32>, %kt: tensor<2x8x6xf32>, %v: tensor<2x6x3xf32>, %acc: tensor<2x7x3xf32>, %max: tensor<2x7xf32>, %sum: tensor<2x7xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected type of operand #3 ('tensor<2x7x3xf32>') to match type of corresponding result ('tensor<2x7x4xf32>')}}
+  %r:3 = tfm.online_attention %q, %kt, %v outs(%acc, %max, %sum : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>) : tensor<2x7x8xf32>, tensor<2x8x6xf32>, tensor<2x6x3xf32> -> tensor<2x7x4xf32>, tensor<2x7xf32>, tensor<2x7xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 3 tile sizes at level 1, found 2}}
+func.func @lowering_config_sizes() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 64]]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected tile sizes >= 0 at level 0}}
+func.func @lowering_config_negative() attributes {c = #tfm.lowering_config<tile_sizes = [[1, -32, 0]]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected the interchange of level 0 to be a permutation of the 3 loops}}
+func.func @lowering_config_interchange() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], interchange = [[0, 0, 2]]>} {
+  return
+}

@@ -47,4 +47,61 @@ def Tfm_PoolingKernel : I32EnumAttr<"PoolingKernel",
 }
 def Tfm_PoolingKernelAttr : Tfm_EnumAttr<Tfm_PoolingKernel, "kernel">;
 
+//===----------------------------------------------------------------------===//
+// Code generation strategies
+//===----------------------------------------------------------------------===//
+
+def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
+  let mnemonic = "lowering_config";
+  let summary = "how code generation tiles one op";
+  let description = [{
+    A code generation strategy, written on an op as its `lowering_config`
+    attribute by a target's strategy selection (`tfm-cpu-select-strategy`,
+    `tfm-gpu-select-strategy`) or by hand, and applied by
+    `tfm-tile-by-config`, which chooses nothing itself.
+
+    `tile_sizes` holds one list per tiling level, each with one size per
+    loop of the op's iteration space (`TilingInterface`), 0 for a loop that
+    level does not tile:
+    - level 0 becomes an `scf.forall`, whose iterations run in parallel (on
+      the CPU's threads, or one GPU block each);
+    - every further level tiles the tile of the level before it with
+      `scf.for` loops.
+    Where a size does not divide its loop, the remainder is split off first
+    so that every tile has a static shape. `interchange`, if given, orders
+    the loops of each level (outermost first).
+
+    ```mlir
+    // Flash attention: (batch, 32 queries) tiles in parallel, then blocks
+    // of 64 keys.
+    #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 0, 64]]>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"::mlir::DenseI64ArrayAttr", "sizes per level">
+        :$tile_sizes,
+    OptionalArrayRefParameter<"::mlir::DenseI64ArrayAttr",
+                              "loop order per level">:$interchange);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The number of tiling levels.
+    unsigned getNumLevels() { return getTileSizes().size(); }
+    /// The tile sizes of `level`.
+    ::llvm::ArrayRef<int64_t> getTileSizes(unsigned level) {
+      return getTileSizes()[level].asArrayRef();
+    }
+    /// The loop order of `level`, empty for the natural order.
+    ::llvm::ArrayRef<int64_t> getInterchange(unsigned level) {
+      if (level >= getInterchange().size())
+        return {};
+      return getInterchange()[level].asArrayRef();
+    }
+    /// The name of the attribute that carries a config on an op.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return "lowering_config";
+    }
+  }];
+}
+
 #endif // TFM_DIALECT_TFM_IR_TFMATTRS_TD

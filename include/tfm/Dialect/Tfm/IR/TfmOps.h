@@ -9,6 +9,9 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/TilingInterface.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 
@@ -25,6 +28,12 @@ namespace tfm {
 /// static. This is how a declared result type is checked against the
 /// inferred one.
 bool areCompatibleTensorTypes(TypeRange lhs, TypeRange rhs);
+
+/// Returns the `lowering_config` of `op`, or null if it has none.
+LoweringConfigAttr getLoweringConfig(Operation *op);
+
+/// Sets the `lowering_config` of `op`.
+void setLoweringConfig(Operation *op, LoweringConfigAttr config);
 
 } // namespace tfm
 } // namespace mlir

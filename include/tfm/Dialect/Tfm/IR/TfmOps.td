@@ -2,7 +2,8 @@
 //
 // Operations are grouped by family, as the C++ that verifies them is:
 // attention (AttentionOps.cpp), layers (LayerOps.cpp) and embeddings
-// (EmbeddingOps.cpp).
+// (EmbeddingOps.cpp). The structured ops that code generation tiles come
+// last (OnlineAttention.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,9 @@ include "tfm/Dialect/Tfm/IR/TfmAttrs.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
+include "mlir/Interfaces/TilingInterface.td"
+include "mlir/Dialect/Linalg/IR/LinalgInterfaces.td"
 
 /// A tfm op whose result type is computed from its operands; the verifier
 /// checks the rest of the operands against it. A declared result type must be
@@ -535,6 +539,103 @@ def Tfm_PrependClassTokenOp : Tfm_InferredOp<"prepend_class_token"> {
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $class_token attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Structured ops for code generation
+//===----------------------------------------------------------------------===//
+
+def Tfm_OnlineAttentionOp : Tfm_Op<"online_attention", [
+    Pure, AttrSizedOperandSegments,
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<TilingInterface, [
+        "getLoopIteratorTypes", "getIterationDomain",
+        "getTiledImplementation", "getResultTilePosition"]>,
+    DeclareOpInterfaceMethods<AggregatedOpInterface, ["decomposeOperation"]>
+  ]> {
+  let summary = "attention as a running softmax state, for tiling";
+  let description = [{
+    The structured form of `tfm.attention` that code generation tiles, and
+    the one place where attention's arithmetic is written. It folds the keys
+    of `key_t` and `value` into the running state of an online softmax:
+    for every query row, `max` (the largest score so far), `sum` (the sum of
+    `exp(score - max)`) and `acc` (the sum of `exp(score - max) · value`).
+    With the state initialised to `-inf`, `0` and `0`, `acc / sum` after all
+    keys is `softmax(scores) · value`. For a block of keys:
+
+    ```
+    s    = (Q · Kᵀ) · scale, then mask, valid_lens and causal as in
+           tfm.attention
+    m'   = max(max, rowmax(s))
+    p    = exp(s - m')
+    sum' = sum · exp(max - m') + rowsum(p)
+    acc' = acc · exp(max - m') + p · V
+    ```
+
+    Operands, with `B...` one or more batch dimensions:
+    - `query` `[B..., M, D]`, `key_t` (the keys transposed, so that both
+      products read row-major operands) `[B..., D, K]` and `value`
+      `[B..., K, N]`, of any float type;
+    - `valid_lens` `[B...]` or `[B..., M]` (`i32`/`i64`): keys at or past
+      the length get d2l's masked score -1e6;
+    - `mask` `[B'..., M, K]`, an additive f32 mask whose batch dimensions
+      are each 1 (shared) or the batch size;
+    - `offsets(q, k)`: the positions of the first query and the first key
+      of this op in the whole attention (0 when absent), which causal
+      masking and `valid_lens` compare against; tiling sets them;
+    - `acc` `[B..., M, N]`, `max` and `sum` `[B..., M]`, f32: the state.
+
+    `scale` defaults to `1/sqrt(D)`. The iteration space is `B...`
+    (parallel) × `M` (parallel) × `K` (reduction): tiling `K` into a loop
+    gives flash attention, and the decomposition of a tile is one key-block
+    step of the online softmax. A step that no query of the tile can see
+    (every key above the diagonal when `causal`, or past a per-batch
+    length) leaves the state unchanged and does no work.
+
+    The op has no fixed tile size: a `lowering_config` attribute (see
+    `#tfm.lowering_config`) on it says how code generation tiles it.
+
+    ```mlir
+    %acc, %max, %sum = tfm.online_attention %q, %kt, %v {causal}
+        outs(%acc0, %max0, %sum0 : tensor<12x64x64xf32>, tensor<12x64xf32>,
+                                   tensor<12x64xf32>)
+        : tensor<12x64x64xf32>, tensor<12x64x64xf32>, tensor<12x64x64xf32>
+        -> tensor<12x64x64xf32>, tensor<12x64xf32>, tensor<12x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key_t,
+                       Tfm_FloatTensor:$value,
+                       Optional<Tfm_IntTensor>:$valid_lens,
+                       Optional<F32Tensor>:$mask,
+                       Optional<Index>:$query_offset,
+                       Optional<Index>:$key_offset,
+                       F32Tensor:$acc, F32Tensor:$max, F32Tensor:$sum,
+                       OptionalAttr<F64Attr>:$scale,
+                       UnitAttr:$causal);
+  let results = (outs F32Tensor:$acc_result, F32Tensor:$max_result,
+                      F32Tensor:$sum_result);
+  let assemblyFormat = [{
+    $query `,` $key_t `,` $value
+    (`valid_lens` `(` $valid_lens^ `:` type($valid_lens) `)`)?
+    (`mask` `(` $mask^ `:` type($mask) `)`)?
+    (`offsets` `(` $query_offset^ `,` $key_offset `)`)?
+    attr-dict
+    `outs` `(` $acc `,` $max `,` $sum `:` type($acc) `,` type($max) `,`
+    type($sum) `)`
+    `:` type($query) `,` type($key_t) `,` type($value) `->` type(results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The number of leading batch dimensions.
+    int64_t getBatchRank() { return getQuery().getType().getRank() - 2; }
+
+    /// The accumulators, the op's destinations: its last three operands.
+    ::mlir::MutableOperandRange getDpsInitsMutable() {
+      return ::mlir::MutableOperandRange(getOperation(),
+                                         getOperation()->getNumOperands() - 3,
+                                         3);
+    }
   }];
 }
 

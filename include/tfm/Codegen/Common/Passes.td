@@ -1,0 +1,93 @@
+//===- Passes.td - code generation for every target --------*- tablegen -*-===//
+
+#ifndef TFM_CODEGEN_COMMON_PASSES_TD
+#define TFM_CODEGEN_COMMON_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
+  let summary = "Tile every op as its #tfm.lowering_config says";
+  let description = [{
+    Applies a code generation strategy and chooses nothing: every op with a
+    `lowering_config` attribute (see `#tfm.lowering_config` in the dialect
+    reference) is tiled through its `TilingInterface` with upstream's
+    `scf::tileUsingSCF`, level by level. Level 0 becomes an `scf.forall`
+    (parallel tiles: the CPU's threads, the GPU's blocks); each later level
+    tiles the tiles of the level before it with `scf.for`. A loop of static
+    size that a tile size does not divide is first split
+    (`linalg::splitOp`) into the part the tiles cover exactly and a
+    remainder tiled by its own size, so that every tile has a static shape.
+
+    The strategy comes from a target's selection pass
+    (`tfm-cpu-select-strategy`, `tfm-gpu-select-strategy`), or from a test
+    or a user who writes the attribute by hand. On `tfm.online_attention`
+    with `tile_sizes = [[1, Tq, 0], [0, 0, Tk]]` this is flash attention:
+    parallel query tiles, each a loop over key blocks.
+
+    An op whose config does not fit its iteration space, or that does not
+    implement `TilingInterface`, is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TfmDecomposeAggregates : Pass<"tfm-decompose-aggregates"> {
+  let summary = "Replace aggregated ops by their decompositions";
+  let description = [{
+    Every op implementing linalg's `AggregatedOpInterface` is replaced by
+    the ops of its decomposition: `tfm.online_attention` by one key-block
+    step of the online softmax (the score product, the masks, the running
+    max, sum and accumulator updates, and a skip of blocks that no query can
+    see), `linalg.softmax` by its four generics. Untiled, the decomposition
+    of `tfm.online_attention` is attention's reference lowering; after
+    `tfm-tile-by-config`, it is the body of flash attention.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TfmFuseElementwise : Pass<"tfm-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg producers into their consumers, "
+                "except into contractions";
+  let description = [{
+    Upstream's elementwise fusion, with reshapes propagated by expansion,
+    under one rule: an elementwise producer is never fused into a
+    contraction (a matmul written as a linalg.generic). There it would be
+    recomputed once per column of the product and would take the matmul off
+    the register-blocked micro-kernel; a LayerNorm feeding a linear is the
+    usual case.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+
+def TfmApproximateMath : Pass<"tfm-approximate-math"> {
+  let summary = "Replace transcendental math ops by polynomial approximations";
+  let description = [{
+    Rewrites `math.exp`, `math.erf` and `math.tanh`, scalar or vector, into
+    the polynomial approximations of upstream's math dialect, so that they
+    vectorize instead of becoming calls into libm (f16 and bf16 are computed
+    in f32). `math.sin` and `math.cos` are left precise: the positional
+    encoding needs them at large angles.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect",
+  ];
+}
+
+
+#endif // TFM_CODEGEN_COMMON_PASSES_TD

@@ -1,0 +1,151 @@
+//===- Passes.td - code generation for NVIDIA GPUs ---------*- tablegen -*-===//
+
+#ifndef TFM_CODEGEN_GPU_PASSES_TD
+#define TFM_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Map a bufferized function onto the GPU: tiles to blocks, "
+                "loops to threads, buffers to device memory";
+  let description = [{
+    The GPU code generator's mapping step. Its input is a bufferized function
+    whose linalg ops are still ops (they become loops here) and whose tiled
+    ops, such as flash attention's query tiles, are top-level `scf.forall`
+    loops. It produces `gpu.launch` regions that `gpu-kernel-outlining`
+    turns into kernels:
+
+    - A top-level `scf.forall` becomes one launch with one block per
+      iteration. Inside the block, every parallel loop is spread over the
+      block's threads (a thread-strided loop over its linearized iteration
+      space) between `gpu.barrier`s; other code that writes memory runs on
+      thread 0; buffers allocated inside the block live in the block's
+      dynamic shared memory (`gpu.dynamic_shared_memory`), so the block's
+      tiles never leave the multiprocessor. The global-memory operands of
+      the contractions in the tile (flash attention's query, key and value
+      tiles) are staged through shared memory too, while they fit.
+    - Any other top-level parallel loop (an elementwise op, a matmul, a
+      normalization's rows) becomes one launch with one thread per
+      iteration; sequential code that writes memory runs in a launch of one
+      thread.
+    - The host keeps allocation and views only. Arguments and constants get
+      device copies on entry, buffers are `gpu.alloc`ed, and the arguments
+      the function writes (its results) are copied back before it returns.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
+           "Threads per block">,
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"49152",
+           "Shared memory a block may use, in bytes (the target's limit; "
+           "above 48 KiB the runtime opts the kernel in)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> {
+  let summary = "Run the GPU mapping's launches as loops on the CPU "
+                "(testing only)";
+  let description = [{
+    Turns the `gpu.launch` regions that `tfm-map-to-gpu{block-size=1}`
+    produces into loops over the grid that the CPU pipeline can compile:
+    block ids become induction variables, the one thread's id is 0, shared
+    memory (workgroup attributions or dynamic shared memory) becomes a stack
+    buffer per block, barriers disappear, and device
+    allocations and copies become host ones. The result computes what the
+    kernels compute, one block after another, so the GPU mapping (staging,
+    tiling into blocks, index arithmetic, shared buffers) can be checked
+    numerically on a machine without a GPU. It cannot find races between
+    threads: each block has one.
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def TfmMergeGpuModules : Pass<"tfm-merge-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Gather the outlined kernels into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` puts every kernel in a `gpu.module` of its own.
+    This pass moves them all into the first one, renaming kernels whose
+    names clash and updating the `gpu.launch_func` ops, so that a binary
+    embeds one PTX or cubin image: one module to load at startup, one file
+    for `tfm-compile --emit=ptx`, one ptxas run.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def TfmGpuTileContractions : Pass<"tfm-gpu-tile-contractions",
+                                  "::mlir::func::FuncOp"> {
+  let summary = "Tile contractions into output tiles for GPU blocks";
+  let description = [{
+    Every contraction on tensors at the top level of a function (a matmul,
+    a batched matmul, a linear layer's product) becomes an `scf.forall`
+    over `tile-size` x `tile-size` tiles of its output (and one batch
+    element at a time), which `tfm-map-to-gpu` maps to one block per tile.
+    Inside a block, the tile's rows of the left operand and columns of the
+    right one are staged through shared memory, so that each element read
+    from global memory serves a whole row or column of the tile instead of
+    one output. Contractions that would need more than three grid
+    dimensions are left alone.
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", /*default=*/"32",
+           "Rows and columns of an output tile">,
+  ];
+  let dependentDialects = [
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TfmGpuNativeMath : Pass<"tfm-gpu-native-math"> {
+  let summary = "Define the libdevice functions that PTX has instructions "
+                "for";
+  let description = [{
+    `convert-gpu-to-nvvm` turns math ops into calls to CUDA's libdevice
+    (`__nv_sqrtf`, `__nv_floorf`, `__nv_fmaf`, ...), which only a CUDA
+    toolkit provides. Where PTX computes the function with one instruction
+    (`sqrt.rn`, `cvt.rmi`, `cvt.rpi`, `abs`, `fma.rn`), this pass gives the
+    declaration a body that calls the LLVM intrinsic, with the same IEEE
+    semantics as libdevice's. With `tfm-approximate-math` before the
+    conversion, kernels then need libdevice only for functions such as
+    `sin`, `cos` and `pow` (the positional encoding). Run it on the kernel
+    modules after `convert-gpu-to-nvvm`. With `libdevice=false` (no CUDA
+    toolkit was found), a call to any other libdevice function is an error
+    that names it.
+  }];
+  let options = [
+    Option<"libdevice", "libdevice", "bool", /*default=*/"true",
+           "Whether CUDA's libdevice will be linked">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
+  let summary = "Choose how NVIDIA GPUs tiles each op, as a #tfm.lowering_config";
+  let description = [{
+    Writes a `lowering_config` on every op that code generation tiles and
+    transforms nothing: `tfm-tile-by-config` applies it. An op that already
+    has a config (set by hand, to try another strategy) keeps it.
+
+    `tfm.online_attention` of static shape: Query tiles of 32 rows, one block each, and key blocks of 64, staged
+    through shared memory by `tfm-map-to-gpu`. Tile sizes are clamped to
+    the sizes they tile. Attention of dynamic shape gets no config and is
+    decomposed untiled.
+  }];
+  let options = [
+    Option<"qTileSize", "q-tile", "int64_t", /*default=*/"32",
+           "Query rows per attention tile">,
+    Option<"kvTileSize", "kv-tile", "int64_t", /*default=*/"64",
+           "Keys per attention block">,
+  ];
+}
+
+#endif // TFM_CODEGEN_GPU_PASSES_TD

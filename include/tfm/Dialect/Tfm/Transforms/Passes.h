@@ -1,0 +1,31 @@
+//===- Passes.h - graph rewrites on tfm -------------------------*- C++ -*-===//
+
+#ifndef TFM_DIALECT_TFM_TRANSFORMS_PASSES_H
+#define TFM_DIALECT_TFM_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace mlir {
+class OpPassManager;
+class RewritePatternSet;
+namespace tfm {
+
+#define GEN_PASS_DECL
+#include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
+
+/// Adds the patterns of `tfm-decompose` to `patterns`.
+void populateDecomposePatterns(RewritePatternSet &patterns);
+
+/// The graph optimizer: inlining, canonicalization, CSE, the fusions (unless
+/// `fusion` is false) and dead symbol removal. Target-independent; the first
+/// stage of every pipeline.
+void buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion = true);
+
+#define GEN_PASS_REGISTRATION
+#include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_DIALECT_TFM_TRANSFORMS_PASSES_H

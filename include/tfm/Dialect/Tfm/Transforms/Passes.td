@@ -1,0 +1,264 @@
+//===- Passes.td - graph rewrites on tfm -------------------*- tablegen -*-===//
+
+#ifndef TFM_DIALECT_TFM_TRANSFORMS_PASSES_TD
+#define TFM_DIALECT_TFM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TfmDecompose : Pass<"tfm-decompose"> {
+  let summary = "Decompose composite tfm ops into the primitives they are "
+                "built from";
+  let description = [{
+    Rewrites the composite layers of the tfm dialect into the primitive tfm
+    and upstream ops that d2l builds them from:
+
+    - `tfm.multi_head_attention` becomes three `tfm.linear` projections
+      (for a self-attention, where query, key and value are one value, a
+      single `tfm.linear` on the `tensor.concat` of W_q, W_k and W_v, and of
+      their biases, whose `[..., 3 · D]` result `tensor.extract_slice` cuts
+      into the three), `tfm.split_heads` on each, one `tfm.attention` over
+      `[batch * heads, seq, head_dim]`, `tfm.merge_heads` and the output
+      `tfm.linear`. `valid_lens` is repeated for every head as d2l's
+      `repeat_interleave` does.
+    - `tfm.ffn` becomes a `tfm.linear` carrying the activation followed by a
+      second `tfm.linear`.
+    - `tfm.add_norm` becomes an `arith.addf` of the residual and the
+      sub-layer followed by `tfm.layer_norm`.
+
+    Dropout is the identity at inference and disappears. After this pass the
+    code generators only see primitive ops.
+
+    ```mlir
+    %y = tfm.ffn %x dense1(%w1, %b1) dense2(%w2, %b2) : ...
+    // becomes
+    %h = tfm.linear %x, %w1, %b1 {activation = #tfm.activation<relu>} : ...
+    %y = tfm.linear %h, %w2, %b2 : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// Graph optimizer: fusion
+//===----------------------------------------------------------------------===//
+
+def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
+  let summary = "Fuse unfused scaled dot-product attention into tfm.attention";
+  let description = [{
+    Finds `softmax(mask(Q Kᵀ · scale)) V` written out op by op, as d2l's
+    `DotProductAttention` and importers write it, and replaces it with one
+    `tfm.attention`, which code generation can tile without materialising
+    the score matrix. The match is anchored on the product with V and goes
+    backwards.
+
+    Recognised pieces:
+    - Q·Kᵀ: `tfm.batch_matmul` (with `transpose_rhs` or an explicit
+      transpose of K), `linalg.batch_matmul` / `linalg.matmul` with a
+      transposing indexing map or a `linalg.transpose` of K. A product with
+      a K that is not transposed at all (`Q · X`) is attention with
+      `K = Xᵀ`, and a Q transposed by the indexing map is Q too; the pass
+      transposes them.
+    - The scale: a multiplication by a constant scalar, or a division by one,
+      of the scores, or of Q (or K) before the product: `arith.mulf` /
+      `arith.divf` by a splat constant, or an elementwise `linalg.generic`
+      by a captured scalar constant or a splat or rank-0 constant input. The
+      fused op always carries `scale` explicitly, 1.0 when there was none.
+    - The softmax over the last dimension: `tfm.masked_softmax` (its
+      `valid_lens` become the attention's), or `linalg.softmax` after an
+      optional additive mask (`arith.addf`, through a `linalg.broadcast`, or
+      an elementwise `linalg.generic` reading the mask through a broadcast
+      map). A mask built from index comparisons (key index greater than
+      query index selects a large negative value, else 0) or a constant that
+      is 0 on and below the diagonal and at most -1e4 above it becomes
+      `causal`; any other mask stays an additive `mask` operand.
+    - The product with V: `tfm.batch_matmul`, `linalg.batch_matmul` or
+      `linalg.matmul` (linalg products accumulating into zero, or into
+      `tensor.empty`), with V plain or transposed (`transpose_rhs`, the
+      indexing map).
+    - Reshapes that only split or merge leading (batch or head) dimensions
+      between the pieces. The fused op is built at the batch dimensions of
+      Q·Kᵀ (or of the mask, when the mask has batch dimensions), with Q, K,
+      V and valid_lens reshaped to them, and its result is reshaped back.
+    - `tfm.dropout` anywhere in the chain; on the weights its rate becomes
+      the attention's `dropout`.
+
+    Nothing is fused when the semantics would change: a softmax over another
+    dimension (`rejected-softmax-axis`); a scale that is not a constant
+    scalar (`rejected-scale`); an intermediate (scores, weights, anything
+    between them) with another user (`rejected-multi-use`); shapes that do
+    not line up, such as a reshape that touches the last two dimensions or
+    batch dimensions that cannot be regrouped (`rejected-shape`); a masking
+    that is not additive (a select), a mask added before the scale, two
+    additive masks, or a mask together with `valid_lens`
+    (`rejected-mask`). Each rejection is counted in that pass statistic
+    and, with `remarks`, reported as a remark at the product with V:
+    `attention not fused (<statistic>): <reason>`; a fusion is reported as
+    `fused attention`. Ops that are not a candidate (no softmax behind the
+    product, or an unrecognised op on the scores) are left alone silently.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark for every candidate fused or rejected, with the "
+           "reason">,
+  ];
+  let statistics = [
+    Statistic<"numFused", "fused", "Attention subgraphs fused">,
+    Statistic<"numRejectedSoftmaxAxis", "rejected-softmax-axis",
+              "Candidates rejected: softmax over another dimension">,
+    Statistic<"numRejectedScale", "rejected-scale",
+              "Candidates rejected: scale is not a constant scalar">,
+    Statistic<"numRejectedMultiUse", "rejected-multi-use",
+              "Candidates rejected: an intermediate has another user">,
+    Statistic<"numRejectedShape", "rejected-shape",
+              "Candidates rejected: shapes do not line up">,
+    Statistic<"numRejectedMask", "rejected-mask",
+              "Candidates rejected: a mask that is not additive">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def TfmFuseMultiHeadAttention : Pass<"tfm-fuse-multi-head-attention"> {
+  let summary = "Fuse projections, head split/merge and attention into "
+                "tfm.multi_head_attention";
+  let description = [{
+    Rewrites `linear(q) → split_heads`, the same for keys and values,
+    `tfm.attention`, `merge_heads` and the output `linear` into one
+    `tfm.multi_head_attention`, recovering d2l's per-batch `valid_lens` from
+    their per-head repetition. The decomposition then computes the three
+    projections of a self-attention with one GEMM on the packed
+    `[W_q; W_k; W_v]` weight.
+
+    Recognised pieces:
+    - The projections: `tfm.linear` without activation, with or without a
+      bias, each followed by `tfm.split_heads` with the head count of the
+      `tfm.merge_heads`; or one `tfm.linear` on `tensor.concat` of the
+      three weights (and biases) along dimension 0 whose result is cut with
+      `tensor.extract_slice` into the three projections, the form
+      `tfm-decompose` gives self-attention.
+    - `valid_lens` of the attention: a `linalg.broadcast` of `[B]` or
+      `[B, Sq]` to `[B, H, ...]` (`dimensions = [1]`) collapsed on its first
+      two dimensions (`repeat_interleave`); the fused op takes the
+      per-batch tensor. An additive `mask`, `causal` and `dropout` pass
+      through. A `scale` equal to `1/sqrt(head_dim)` (to 1e-6) becomes the
+      default; any other is kept.
+    - Biases: `tfm.multi_head_attention` has all four or none. When only
+      some projections have one, the others get a constant bias of zeros.
+
+    Nothing is fused when an intermediate (a projection, the split or merged
+    heads, the attention) has a user outside the block, when the three
+    projections have different model dimensions (or a dynamic one), when the
+    output projection has an activation, or when `valid_lens` are not the
+    repetition of a per-batch tensor.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Multi-head attention blocks fused">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
+def TfmFuseLayerNorm : Pass<"tfm-fuse-layer-norm"> {
+  let summary = "Fuse a decomposed layer normalization into tfm.layer_norm";
+  let description = [{
+    Recognises `(x - mean(x)) / sqrt(mean((x - mean(x))²) + eps) · γ + β`
+    over the last dimension, written with upstream ops, as importers and
+    hand-written graphs do, and replaces it with `tfm.layer_norm`.
+
+    Recognised pieces:
+    - The mean over the last dimension: `linalg.reduce` with an
+      `arith.addf` body into zeros, then `arith.divf` by a splat D or
+      `arith.mulf` by a splat 1/D, before or after the `linalg.broadcast`
+      back to `[..., D]`; reshapes that only add or remove unit dimensions
+      (keep-dims forms) anywhere between the reduction and the broadcast.
+    - The biased variance: the mean of `d · d` or `math.powf(d, 2)` with
+      `d = x - mean(x)`.
+    - The normalization: `d / sqrt(var + eps)`, `d · rsqrt(var + eps)`,
+      `d · (1 / sqrt(var + eps))` or `math.powf` by ±0.5, with a constant
+      `eps`, which becomes the op's `epsilon`.
+    - The affine part, each optional: `· γ` and then `+ β`, where γ and β
+      are `[D]` vectors broadcast along the leading dimensions, or splat
+      constants. Without them the op gets constant ones and zeros.
+
+    Nothing is fused for a reduction over another dimension, the unbiased
+    variance (a division by D - 1), an `eps` that is not a constant, a
+    dynamic D, or an intermediate with a user outside the normalization.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Layer normalizations fused">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
+def TfmFuseGelu : Pass<"tfm-fuse-gelu"> {
+  let summary = "Fuse GELU written from its erf or tanh formula into tfm.gelu";
+  let description = [{
+    Recognises `0.5 · x · (1 + erf(x / √2))` and
+    `0.5 · x · (1 + tanh(√(2/π) · (x + 0.044715 · x³)))` in their common
+    arrangements and replaces them with `tfm.gelu` (with
+    `approximate = tanh` for the second).
+
+    The product is matched whatever its bracketing and the order of its
+    factors (`arith.mulf` on tensors, and `arith.divf` by a constant, so
+    that `(x · (1 + erf(...))) / 2` is recognised too); erf's argument may
+    be `x · (1/√2)` or `x / √2`, tanh's `c · (x + c' · x³)` or
+    `a · x + b · x³`, with x³ as `x · x · x`, `x · x²` or `math.powf(x, 3)`.
+    Constants are splat `arith.constant`s, compared with the formula's to a
+    relative 1e-6 (a few units in the last place for f16 and bf16).
+
+    Nothing is fused when a constant differs, when the factor outside is
+    not the value inside erf or tanh, or when an intermediate has a user
+    outside the formula.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "GELUs fused">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
+  let summary = "Fuse bias additions and activations into tfm.linear";
+  let description = [{
+    Folds a bias added after a `tfm.linear` (or after a matmul with a
+    transposed weight) and a following ReLU or GELU into one `tfm.linear`
+    with its `bias` and `activation`, which the code generator applies while
+    the output tile is still in registers.
+
+    Recognised pieces:
+    - The bias: `arith.addf` (either order) of a `tfm.linear` without bias
+      or activation and a `[N]` vector broadcast along the leading
+      dimensions by `linalg.broadcast`, or a splat constant.
+    - A matmul with a transposed weight, followed by such a bias: a
+      `linalg.matmul` into zeros of `x` (`[M, K]`) and `W` (`[N, K]`) with
+      the indexing map that transposes `W`, or of `x` and
+      `linalg.transpose(W)`.
+    - The activation of a `tfm.linear` without one: ReLU as
+      `arith.maximumf` (or `arith.maxnumf`) with a splat zero, and
+      `tfm.gelu` (`gelu`, or `gelu_tanh` for its tanh form).
+
+    Nothing is fused when the intermediate has another user, or into a
+    linear that already has an activation (nor a bias after an activation,
+    nor a second bias).
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Bias additions and activations fused">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::arith::ArithDialect",
+  ];
+}
+
+#endif // TFM_DIALECT_TFM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,123 @@
+//===- CpuPipeline.cpp - From tfm to the LLVM dialect for CPUs ------------===//
+
+#include "tfm/Codegen/CPU/Pipeline.h"
+
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+std::optional<CpuStage> tfm::parseCpuStage(StringRef name) {
+  return llvm::StringSwitch<std::optional<CpuStage>>(name)
+      .Case("graph", CpuStage::Graph)
+      .Case("linalg", CpuStage::Linalg)
+      .Case("vector", CpuStage::Vector)
+      .Case("bufferized", CpuStage::Bufferized)
+      .Case("llvm", CpuStage::LLVM)
+      .Default(std::nullopt);
+}
+
+StringRef tfm::getCpuStageNames() {
+  return "graph|linalg|vector|bufferized|llvm";
+}
+
+static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
+  TfmCpuVectorizeOptions options;
+  options.vectorWidthBits = vectorWidthBits;
+  pm.addPass(createTfmCpuVectorize(options));
+  pm.addPass(createCanonicalizerPass());
+  // Accumulator tiles become loop-carried vectors, i.e. registers.
+  pm.addPass(createLoopInvariantSubsetHoistingPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+/// One-shot bufferization across function boundaries with identity layouts,
+/// results turned into caller-allocated out-parameters, and deallocation.
+static void buildBufferizationStage(OpPassManager &pm) {
+  buildOneShotBufferization(pm);
+  bufferization::BufferDeallocationPipelineOptions dealloc;
+  bufferization::buildBufferDeallocationPipeline(pm, dealloc);
+  // Parallel tiles (attention's query tiles, matmul panels) become
+  // scf.parallel loops, which the LLVM stage hands to OpenMP.
+  pm.addPass(createForallToParallelLoopPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tfm::buildCpuLLVMStage(OpPassManager &pm) {
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
+      vector::VectorMultiReductionLowering::InnerReduction));
+  // Transfers of n-D vectors are unrolled into 1-D ones, without the
+  // temporary buffers and loops of the default lowering.
+  pm.addPass(createConvertVectorToSCFPass(
+      VectorTransferToSCFOptions().enableFullUnroll()));
+  pm.addPass(createLowerAffinePass());
+  // Each scf.parallel becomes an OpenMP parallel loop; the thread count is
+  // libomp's (OMP_NUM_THREADS, which the executables' --threads sets). The
+  // canonicalizer then inlines the allocation scopes that hold no alloca.
+  pm.addPass(createConvertSCFToOpenMPPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createTfmApproximateMath());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  // Register-tile contractions become one broadcast FMA per row and
+  // register.
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.vectorContractLowering =
+      vector::VectorContractLowering::OuterProduct;
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertOpenMPToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void tfm::buildCpuPipeline(OpPassManager &pm,
+                           const CpuPipelineConfig &config) {
+  buildGraphOptimizerPipeline(pm, config.fusion);
+  if (config.stopAfter == CpuStage::Graph)
+    return;
+  // Tile sizes of 0 leave the strategy's defaults.
+  TfmCpuSelectStrategyOptions strategy;
+  if (config.attentionQTile > 0)
+    strategy.qTileSize = config.attentionQTile;
+  if (config.attentionKvTile > 0)
+    strategy.kvTileSize = config.attentionKvTile;
+  buildTfmToLinalgStage(pm, createTfmCpuSelectStrategy(strategy));
+  if (config.stopAfter == CpuStage::Linalg)
+    return;
+  buildVectorStage(pm, config.vectorWidthBits);
+  if (config.stopAfter == CpuStage::Vector)
+    return;
+  buildBufferizationStage(pm);
+  if (config.stopAfter == CpuStage::Bufferized)
+    return;
+  buildCpuLLVMStage(pm);
+}

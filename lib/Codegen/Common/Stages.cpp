@@ -1,0 +1,41 @@
+//===- Stages.cpp - Pipeline stages that every target shares -------------===//
+
+#include "tfm/Codegen/Common/Passes.h"
+
+#include "tfm/Conversion/Passes.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+void tfm::buildTfmToLinalgStage(OpPassManager &pm,
+                                std::unique_ptr<Pass> selectStrategy) {
+  pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(std::move(selectStrategy));
+  pm.addPass(createTfmTileByConfig());
+  pm.addPass(createTfmDecomposeAggregates());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTfmFuseElementwise());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tfm::buildOneShotBufferization(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+
+  bufferization::BufferResultsToOutParamsPassOptions outParams;
+  outParams.hoistStaticAllocs = true;
+  outParams.modifyPublicFunctions = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+}

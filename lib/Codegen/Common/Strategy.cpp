@@ -1,0 +1,29 @@
+//===- Strategy.cpp - Strategy choices every target shares ----------------===//
+
+#include "tfm/Codegen/Common/Strategy.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
+                                           int64_t queryTile,
+                                           int64_t keyTile) {
+  ArrayRef<int64_t> query = op.getQuery().getType().getShape();
+  ArrayRef<int64_t> keyT = op.getKeyT().getType().getShape();
+  if (ShapedType::isDynamicShape(query) || ShapedType::isDynamicShape(keyT))
+    return {};
+  auto clamp = [](int64_t tile, int64_t size) {
+    return std::max<int64_t>(1, std::min(tile, size));
+  };
+  int64_t batchRank = op.getBatchRank();
+  // Level 0: one batch and `queryTile` queries per parallel tile; level 1:
+  // blocks of `keyTile` keys.
+  SmallVector<int64_t> parallel(batchRank, 1), reduction(batchRank, 0);
+  parallel.append({clamp(queryTile, query[batchRank]), 0});
+  reduction.append({0, clamp(keyTile, keyT.back())});
+  MLIRContext *ctx = op.getContext();
+  return LoweringConfigAttr::get(ctx,
+                                 {DenseI64ArrayAttr::get(ctx, parallel),
+                                  DenseI64ArrayAttr::get(ctx, reduction)},
+                                 {});
+}

@@ -1,0 +1,109 @@
+//===- TileByConfig.cpp - Apply #tfm.lowering_config ----------------------===//
+//
+// Implements `tfm-tile-by-config`: every op with a `lowering_config` is tiled
+// as the config says, through the op's TilingInterface and upstream's
+// scf::tileUsingSCF. The pass chooses nothing: the targets' strategy
+// selection passes (or a test, or a user) write the config.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Codegen/Common/TilingUtils.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMTILEBYCONFIG
+#include "tfm/Codegen/Common/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+/// Tiles `op` at `level` of `config` and the tiles it makes at the levels
+/// after it. A loop of static size that its tile size does not divide is
+/// split first: the part that the tiles cover exactly, and the remainder,
+/// tiled by its own size.
+static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
+                               LoweringConfigAttr config, unsigned level) {
+  if (level == config.getNumLevels())
+    return success();
+  ArrayRef<int64_t> requested = config.getTileSizes(level);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  if (requested.size() != domain.size())
+    return op->emitOpError() << "has " << domain.size()
+                             << " loops, but its lowering_config tiles "
+                             << requested.size() << " at level " << level;
+
+  SmallVector<int64_t> sizes(requested);
+  for (auto [dim, range] : llvm::enumerate(domain)) {
+    std::optional<int64_t> size = getConstantIntValue(range.size);
+    if (sizes[dim] == 0 || !size)
+      continue;
+    if (*size > sizes[dim] && *size % sizes[dim] != 0) {
+      int64_t covered = *size - *size % sizes[dim];
+      auto [main, rest] = linalg::splitOp(rewriter, op, dim,
+                                          rewriter.getIndexAttr(covered));
+      if (!main || !rest)
+        return op->emitOpError("could not be split for tiling");
+      if (failed(tileLevel(rewriter, main, config, level)))
+        return failure();
+      return tileLevel(rewriter, rest, config, level);
+    }
+    sizes[dim] = std::min(sizes[dim], std::max<int64_t>(*size, 1));
+  }
+
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return tileLevel(rewriter, op, config, level + 1);
+  auto loopType = level == 0 ? scf::SCFTilingOptions::LoopType::ForallOp
+                             : scf::SCFTilingOptions::LoopType::ForOp;
+  FailureOr<scf::SCFTilingResult> tiled = tileInPlace(
+      rewriter, op, sizes, loopType, config.getInterchange(level));
+  if (failed(tiled))
+    return op->emitOpError() << "could not be tiled at level " << level;
+  for (Operation *tile : tiled->tiledOps)
+    if (auto tileOp = dyn_cast<TilingInterface>(tile))
+      if (failed(tileLevel(rewriter, tileOp, config, level + 1)))
+        return failure();
+  return success();
+}
+
+LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
+                                LoweringConfigAttr config) {
+  op->removeAttr(LoweringConfigAttr::getAttrName());
+  return tileLevel(rewriter, op, config, 0);
+}
+
+namespace {
+struct TfmTileByConfigPass
+    : tfm::impl::TfmTileByConfigBase<TfmTileByConfigPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<TilingInterface, LoweringConfigAttr>> ops;
+    WalkResult walk = getOperation()->walk([&](Operation *op) {
+      LoweringConfigAttr config = getLoweringConfig(op);
+      if (!config)
+        return WalkResult::advance();
+      auto tileable = dyn_cast<TilingInterface>(op);
+      if (!tileable) {
+        op->emitOpError("has a lowering_config but cannot be tiled");
+        return WalkResult::interrupt();
+      }
+      ops.push_back({tileable, config});
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    IRRewriter rewriter(&getContext());
+    for (auto [op, config] : ops)
+      if (failed(tileByConfig(rewriter, op, config)))
+        return signalPassFailure();
+  }
+};
+} // namespace

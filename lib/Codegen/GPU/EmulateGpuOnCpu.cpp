@@ -1,0 +1,155 @@
+//===- EmulateGpuOnCpu.cpp - GPU launches as CPU loops, for testing -------===//
+//
+// Implements `tfm-emulate-gpu-on-cpu`. With one thread per block, the code
+// `tfm-map-to-gpu` puts in a launch is sequential code parameterized by the
+// block id: it can run as the body of a loop over the grid. This is what
+// lets the GPU mapping be tested for numbers on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMEMULATEGPUONCPU
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+/// Replaces `launch` by a loop nest over its grid running its body with
+/// thread id 0.
+LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
+  Location loc = launch.getLoc();
+  gpu::KernelDim3 blockSize = launch.getBlockSizeOperandValues();
+  for (Value size : {blockSize.x, blockSize.y, blockSize.z})
+    if (getConstantIntValue(size) != 1)
+      return launch.emitOpError("has blocks of more than one thread, which "
+                                "the CPU emulation cannot run (map with "
+                                "block-size=1)");
+  if (!launch.getBody().hasOneBlock() || !launch.getAsyncDependencies().empty())
+    return launch.emitOpError("cannot be emulated on the CPU");
+
+  rewriter.setInsertionPoint(launch);
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  IRMapping mapping;
+  Block &body = launch.getBody().front();
+  gpu::KernelDim3 blockIds = launch.getBlockIds();
+  gpu::KernelDim3 threadIds = launch.getThreadIds();
+  gpu::KernelDim3 gridDims = launch.getGridSize();
+  gpu::KernelDim3 blockDims = launch.getBlockSize();
+  auto mapDim3 = [&](gpu::KernelDim3 from, gpu::KernelDim3 to) {
+    mapping.map(from.x, to.x);
+    mapping.map(from.y, to.y);
+    mapping.map(from.z, to.z);
+  };
+  mapDim3(threadIds, {zero, zero, zero});
+  mapDim3(gridDims, grid);
+  mapDim3(blockDims, {one, one, one});
+
+  SmallVector<Value, 3> ivs;
+  for (Value extent : {grid.x, grid.y, grid.z}) {
+    auto loop = scf::ForOp::create(rewriter, loc, zero, extent, one);
+    ivs.push_back(loop.getInductionVar());
+    rewriter.setInsertionPointToStart(loop.getBody());
+  }
+  mapDim3(blockIds, {ivs[0], ivs[1], ivs[2]});
+
+  // Shared memory: a buffer per block, in the default memory space.
+  for (BlockArgument shared : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(shared.getType());
+    auto hostType = MemRefType::get(type.getShape(), type.getElementType());
+    mapping.map(shared,
+                memref::AllocaOp::create(rewriter, loc, hostType).getResult());
+  }
+  auto withoutMemorySpace = [](Type type) {
+    auto memref = cast<MemRefType>(type);
+    return MemRefType::get(memref.getShape(), memref.getElementType(),
+                           memref.getLayout());
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
+      // Casts out of shared memory: the buffer is already a host one.
+      mapping.map(cast.getResult(), mapping.lookup(cast.getSource()));
+      continue;
+    }
+    if (auto shared = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
+      // The block's dynamic shared memory: bytes on the stack.
+      Value bytes =
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
+                                     launch.getDynamicSharedMemorySize());
+      mapping.map(shared.getResult(),
+                  memref::AllocaOp::create(
+                      rewriter, loc,
+                      cast<MemRefType>(withoutMemorySpace(shared.getType())),
+                      ValueRange{bytes}, ValueRange{}, IntegerAttr())
+                      .getResult());
+      continue;
+    }
+    if (auto view = dyn_cast<memref::ViewOp>(op);
+        view && view.getType().getMemorySpace()) {
+      mapping.map(
+          view.getResult(),
+          memref::ViewOp::create(
+              rewriter, view.getLoc(), withoutMemorySpace(view.getType()),
+              mapping.lookup(view.getSource()),
+              mapping.lookup(view.getByteShift()),
+              llvm::map_to_vector(
+                  view.getSizes(),
+                  [&](Value size) { return mapping.lookupOrDefault(size); }))
+              .getResult());
+      continue;
+    }
+    Operation *clone = rewriter.clone(op, mapping);
+    // One thread: nothing to wait for.
+    clone->walk([&](gpu::BarrierOp barrier) { rewriter.eraseOp(barrier); });
+  }
+  rewriter.eraseOp(launch);
+  return success();
+}
+
+struct TfmEmulateGpuOnCpuPass
+    : tfm::impl::TfmEmulateGpuOnCpuBase<TfmEmulateGpuOnCpuPass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    SmallVector<gpu::LaunchOp> launches;
+    getOperation().walk([&](gpu::LaunchOp op) { launches.push_back(op); });
+    for (gpu::LaunchOp launch : launches)
+      if (failed(emulateLaunch(rewriter, launch)))
+        return signalPassFailure();
+
+    // Device memory is host memory.
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<gpu::AllocOp, gpu::MemcpyOp, gpu::DeallocOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      rewriter.setInsertionPoint(op);
+      if (auto alloc = dyn_cast<gpu::AllocOp>(op)) {
+        rewriter.replaceOpWithNewOp<memref::AllocOp>(
+            op, alloc.getMemref().getType(), alloc.getDynamicSizes());
+      } else if (auto copy = dyn_cast<gpu::MemcpyOp>(op)) {
+        rewriter.replaceOpWithNewOp<memref::CopyOp>(op, copy.getSrc(),
+                                                    copy.getDst());
+      } else {
+        rewriter.replaceOpWithNewOp<memref::DeallocOp>(
+            op, cast<gpu::DeallocOp>(op).getMemref());
+      }
+    }
+  }
+};
+
+} // namespace

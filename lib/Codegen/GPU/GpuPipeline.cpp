@@ -1,0 +1,180 @@
+//===- GpuPipeline.cpp - tfm to NVVM kernels and a host that runs them -===//
+//-===//
+//
+// The stages after the shared graph optimizer and linalg lowering:
+//
+//   bufferized   one-shot bufferization; results become out-parameters
+//   gpu          tfm-map-to-gpu (tiles to blocks, loops to threads, device
+//                buffers), kernels outlined, host calls made asynchronous
+//   nvvm         kernels lowered to the NVVM dialect with their target
+//   llvm         kernels compiled by LLVM's NVPTX backend (and ptxas for
+//                cubin), embedded; the host lowered to the LLVM dialect
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Pipeline.h"
+
+#include "tfm/Codegen/CPU/Pipeline.h"
+#include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Codegen/GPU/Passes.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+std::optional<GpuStage> tfm::parseGpuStage(StringRef name) {
+  return llvm::StringSwitch<std::optional<GpuStage>>(name)
+      .Case("graph", GpuStage::Graph)
+      .Case("linalg", GpuStage::Linalg)
+      .Case("bufferized", GpuStage::Bufferized)
+      .Case("gpu", GpuStage::Gpu)
+      .Case("nvvm", GpuStage::Nvvm)
+      .Case("llvm", GpuStage::LLVM)
+      .Default(std::nullopt);
+}
+
+int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
+  StringRef digits = chip;
+  unsigned version = 0;
+  if (!digits.consume_front("sm_") ||
+      digits.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 48 * 1024;
+  if (version >= 120) // Consumer Blackwell.
+    return 99 * 1024;
+  if (version >= 90)
+    return 227 * 1024;
+  if (version == 80 || version == 87)
+    return 163 * 1024;
+  if (version >= 86)
+    return 99 * 1024;
+  if (version >= 75)
+    return 64 * 1024;
+  return 48 * 1024;
+}
+
+StringRef tfm::getGpuStageNames() {
+  return "graph|linalg|bufferized|gpu|nvvm|llvm";
+}
+
+/// One-shot bufferization with identity layouts at the function boundary
+/// and results as caller-allocated out-parameters. Nothing is deallocated
+/// here: tfm-map-to-gpu frees the device buffers it allocates.
+static void buildBufferizationStage(OpPassManager &pm) {
+  buildOneShotBufferization(pm);
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+static void buildMappingStage(OpPassManager &pm,
+                              const GpuPipelineConfig &config) {
+  TfmMapToGpuOptions mapping;
+  mapping.blockSize = config.blockSize;
+  mapping.sharedMemoryBytes = config.sharedMemoryBytes
+                                  ? config.sharedMemoryBytes
+                                  : getMaxSharedMemoryPerBlock(config.chip);
+  pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createTfmMergeGpuModules());
+  // Host-side gpu ops become asynchronous on one stream per call, which
+  // gpu-to-llvm requires; the call waits for the stream before returning.
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
+  // exp, erf and tanh as polynomials, sqrt, fma and floor as PTX
+  // instructions: CUDA's libdevice is needed only for the likes of sin, cos
+  // and pow (the positional encoding).
+  pm.addNestedPass<gpu::GPUModuleOp>(createTfmApproximateMath());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+
+  GpuNVVMAttachTargetOptions target;
+  target.chip = config.chip;
+  target.features = config.features;
+  target.optLevel = config.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+
+  ConvertGpuOpsToNVVMOpsOptions toNvvm;
+  toNvvm.indexBitwidth = 64;
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNvvm));
+  TfmGpuNativeMathOptions nativeMath;
+  nativeMath.libdevice = config.libdevice;
+  pm.addNestedPass<gpu::GPUModuleOp>(createTfmGpuNativeMath(nativeMath));
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+}
+
+static void buildLLVMStage(OpPassManager &pm, const GpuPipelineConfig &config) {
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = config.format;
+  binary.toolkitPath = config.toolkitPath;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createUBToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
+  buildGraphOptimizerPipeline(pm, config.fusion);
+  if (config.stopAfter == GpuStage::Graph)
+    return;
+  // Tile sizes of 0 leave the strategy's defaults.
+  TfmGpuSelectStrategyOptions strategy;
+  if (config.attentionQTile > 0)
+    strategy.qTileSize = config.attentionQTile;
+  if (config.attentionKvTile > 0)
+    strategy.kvTileSize = config.attentionKvTile;
+  buildTfmToLinalgStage(pm, createTfmGpuSelectStrategy(strategy));
+  // Matmuls in output tiles, one block each (attention is tiled already).
+  pm.addNestedPass<func::FuncOp>(createTfmGpuTileContractions());
+  pm.addPass(createCanonicalizerPass());
+  if (config.stopAfter == GpuStage::Linalg)
+    return;
+  buildBufferizationStage(pm);
+  if (config.stopAfter == GpuStage::Bufferized)
+    return;
+  if (config.emulate) {
+    TfmMapToGpuOptions mapping;
+    mapping.blockSize = 1;
+    mapping.sharedMemoryBytes = config.sharedMemoryBytes
+                                    ? config.sharedMemoryBytes
+                                    : getMaxSharedMemoryPerBlock(config.chip);
+    pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+    pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
+    pm.addPass(createCanonicalizerPass());
+    if (config.stopAfter >= GpuStage::Nvvm)
+      buildCpuLLVMStage(pm);
+    return;
+  }
+  buildMappingStage(pm, config);
+  if (config.stopAfter == GpuStage::Gpu)
+    return;
+  buildNvvmStage(pm, config);
+  if (config.stopAfter == GpuStage::Nvvm)
+    return;
+  buildLLVMStage(pm, config);
+}

@@ -1,0 +1,690 @@
+//===- MapToGpu.cpp - Map a bufferized function onto the GPU --------------===//
+//
+// Implements `tfm-map-to-gpu`: the step of the GPU code generator that
+// decides what runs where. Host code keeps allocation, views and index
+// arithmetic; everything that touches memory moves into `gpu.launch`
+// regions:
+//
+//   top-level scf.forall      one block per iteration; inside, parallel loops
+//   (query tiles)             are spread over the threads between barriers
+//                             and block-local buffers live in shared memory
+//   top-level scf.parallel    one thread per iteration
+//   other memory writes       one thread
+//
+// The input's linalg ops are turned into loops first (parallel loops for
+// their parallel dimensions), so that the rules above see only loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/GPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMMAPTOGPU
+#include "tfm/Codegen/GPU/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` or anything nested in it may write memory.
+bool writesMemory(Operation *op) {
+  WalkResult result = op->walk([](Operation *nested) {
+    if (nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::advance();
+    if (mightHaveEffect<MemoryEffects::Write, MemoryEffects::Free>(nested))
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// Whether anything accesses `buffer`, or a view of it, with `Effect` (a
+/// read or a write). After the loop lowering, accesses are loads and
+/// stores.
+template <typename Effect> bool isAccessed(Value buffer) {
+  for (OpOperand &use : buffer.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+      if (view.getViewSource() == buffer &&
+          llvm::any_of(user->getResults(), isAccessed<Effect>))
+        return true;
+    if (mightHaveEffect<Effect>(user, buffer))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `op` may read or write memory.
+bool touchesMemory(Operation *op) { return !isMemoryEffectFree(op); }
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// The number of iterations of each dimension of `loop`, and their product.
+struct IterationSpace {
+  SmallVector<Value> lowerBounds, steps, counts;
+  Value total;
+};
+
+IterationSpace getIterationSpace(OpBuilder &b, Location loc,
+                                 ValueRange lowerBounds, ValueRange upperBounds,
+                                 ValueRange steps) {
+  IterationSpace space;
+  space.lowerBounds.assign(lowerBounds.begin(), lowerBounds.end());
+  space.steps.assign(steps.begin(), steps.end());
+  space.total = constantIndex(b, loc, 1);
+  for (auto [lb, ub, step] : llvm::zip(lowerBounds, upperBounds, steps)) {
+    Value extent = arith::SubIOp::create(b, loc, ub, lb);
+    Value count = arith::CeilDivUIOp::create(b, loc, extent, step);
+    space.counts.push_back(count);
+    space.total = arith::MulIOp::create(b, loc, space.total, count);
+  }
+  return space;
+}
+
+/// The induction variables of iteration `linear` of `space`, the last
+/// dimension varying fastest (so that neighbouring threads touch
+/// neighbouring elements).
+SmallVector<Value> delinearize(OpBuilder &b, Location loc,
+                               const IterationSpace &space, Value linear) {
+  SmallVector<Value> ivs(space.counts.size());
+  for (int64_t d = space.counts.size() - 1; d >= 0; --d) {
+    Value index = linear;
+    if (d > 0) {
+      index = arith::RemUIOp::create(b, loc, linear, space.counts[d]);
+      linear = arith::DivUIOp::create(b, loc, linear, space.counts[d]);
+    }
+    Value offset = arith::MulIOp::create(b, loc, index, space.steps[d]);
+    ivs[d] = arith::AddIOp::create(b, loc, space.lowerBounds[d], offset);
+  }
+  return ivs;
+}
+
+/// Clones the body of `loop` (without its terminator) at `b`'s insertion
+/// point with its induction variables mapped to `ivs`.
+void cloneLoopBody(OpBuilder &b, scf::ParallelOp loop, ValueRange ivs) {
+  IRMapping mapping;
+  mapping.map(loop.getInductionVars(), ivs);
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, mapping);
+}
+
+/// Emits `gpu.launch` with a 1-D block of `blockSize` threads over `grid`
+/// and returns it, with the insertion point inside, before the terminator.
+gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
+                           Value blockSize, Value sharedMemoryBytes = nullptr) {
+  Value one = constantIndex(b, loc, 1);
+  SmallVector<Value, 3> dims(grid);
+  dims.resize(3, one);
+  auto launch = gpu::LaunchOp::create(b, loc, dims[0], dims[1], dims[2],
+                                      blockSize, one, one, sharedMemoryBytes);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  gpu::TerminatorOp::create(b, loc);
+  b.setInsertionPointToStart(&launch.getBody().front());
+  return launch;
+}
+
+/// The bytes of one element of `type` on the GPU (index is 64-bit there).
+int64_t getElementBytes(MemRefType type) {
+  Type element = type.getElementType();
+  return element.isIndex()
+             ? 8
+             : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+}
+
+/// Whether a block-local buffer of `type` can live in shared memory.
+bool fitsSharedMemory(MemRefType type) {
+  return type.hasStaticShape() && type.getLayout().isIdentity() &&
+         type.getElementType().isIntOrIndexOrFloat();
+}
+
+/// The buffers a tile loop allocates for the whole block (not inside a
+/// parallel loop, where they would be per iteration).
+SmallVector<Operation *> getBlockBuffers(scf::ForallOp forall) {
+  SmallVector<Operation *> buffers;
+  forall.getBody()->walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+        !op->getParentOfType<scf::ParallelOp>())
+      buffers.push_back(op);
+  });
+  return buffers;
+}
+
+/// The buffer `view` is a view of, following view-like ops.
+Value getRootBuffer(Value view) {
+  while (auto op = view.getDefiningOp<ViewLikeOpInterface>())
+    view = op.getViewSource();
+  return view;
+}
+
+/// Where to stage `operand` of `op` in shared memory: before the outermost
+/// loop inside `forall` that neither defines it nor writes the buffer it
+/// views, so that an operand that does not change from step to step (flash
+/// attention's query tile) is copied once rather than at every step.
+Operation *getStagingPoint(Operation *op, Value operand, scf::ForallOp forall) {
+  Value root = getRootBuffer(operand);
+  auto writesRoot = [&](scf::ForOp loop) {
+    WalkResult result = loop.getBody()->walk([&](Operation *nested) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
+      if (!effects)
+        return WalkResult::advance();
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects<MemoryEffects::Write>(instances);
+      for (const MemoryEffects::EffectInstance &effect : instances)
+        if (!effect.getValue() || getRootBuffer(effect.getValue()) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    return result.wasInterrupted();
+  };
+  Operation *point = op;
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && forall->isProperAncestor(loop);
+       loop = loop->getParentOfType<scf::ForOp>()) {
+    if (loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
+        writesRoot(loop))
+      break;
+    point = loop;
+  }
+  return point;
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct TfmMapToGpuPass : tfm::impl::TfmMapToGpuBase<TfmMapToGpuPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  LogicalResult lowerLinalgToLoops(func::FuncOp func);
+  LogicalResult moveBuffersToDevice(func::FuncOp func);
+  LogicalResult mapTopLevelOp(Operation *op);
+  void mapParallelLoop(scf::ParallelOp loop);
+  void mapSequentialOp(Operation *op);
+  void promoteOperands(scf::ForallOp forall);
+  LogicalResult mapBlockLoop(scf::ForallOp forall);
+  LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
+};
+
+void TfmMapToGpuPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (!func.getBody().hasOneBlock()) {
+    func.emitOpError("cannot be mapped to the GPU: its body has more than "
+                     "one block");
+    return signalPassFailure();
+  }
+  if (failed(lowerLinalgToLoops(func)) || failed(moveBuffersToDevice(func)))
+    return signalPassFailure();
+
+  SmallVector<Operation *> topLevel;
+  for (Operation &op : func.getBody().front())
+    topLevel.push_back(&op);
+  for (Operation *op : topLevel)
+    if (failed(mapTopLevelOp(op)))
+      return signalPassFailure();
+}
+
+/// Copies become linalg.copy, and every linalg op becomes loops: parallel
+/// loops over its parallel dimensions around sequential ones over its
+/// reductions.
+LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
+  func.walk([&](scf::ForallOp forall) { promoteOperands(forall); });
+  IRRewriter rewriter(func.getContext());
+  SmallVector<memref::CopyOp> copies;
+  func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
+  for (memref::CopyOp copy : copies) {
+    rewriter.setInsertionPoint(copy);
+    linalg::CopyOp::create(rewriter, copy.getLoc(),
+                           ValueRange{copy.getSource()},
+                           ValueRange{copy.getTarget()});
+    rewriter.eraseOp(copy);
+  }
+
+  SmallVector<linalg::LinalgOp> linalgOps;
+  func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
+  for (linalg::LinalgOp op : linalgOps) {
+    if (!op.hasPureBufferSemantics())
+      return op.emitOpError("cannot be mapped to the GPU before "
+                            "bufferization");
+    // An op without parallel dimensions (a full reduction, a 0-d fill)
+    // lowers to sequential loads and stores: one thread runs them.
+    if (op.getNumParallelLoops() == 0 && isa<func::FuncOp>(op->getParentOp())) {
+      OpBuilder b(op);
+      Value one = constantIndex(b, op.getLoc(), 1);
+      gpu::LaunchOp launch = createLaunch(b, op.getLoc(), {one}, one);
+      op->moveBefore(launch.getBody().front().getTerminator());
+    }
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+      return op.emitOpError("cannot be lowered to loops for the GPU");
+    rewriter.eraseOp(op);
+  }
+  // The loops load every operand, the outputs of elementwise ops included;
+  // dropping the unused loads shows which buffers are only written.
+  func.walk<WalkOrder::PostOrder, ReverseIterator>([&](Operation *op) {
+    if (isOpTriviallyDead(op))
+      rewriter.eraseOp(op);
+  });
+  return success();
+}
+
+/// Gives every buffer the device uses a device copy: arguments and
+/// constants are copied in on entry, results copied back before returning,
+/// and host allocations become device allocations freed on return.
+LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
+  Block &entry = func.getBody().front();
+  auto returnOp = cast<func::ReturnOp>(entry.getTerminator());
+  Location loc = func.getLoc();
+  OpBuilder b(func.getContext());
+  b.setInsertionPointToStart(&entry);
+  SmallVector<Value> toFree;
+
+  // A device buffer shaped like `host`, filled from it unless `copyIn` is
+  // false. The ops that read `host` to make it are recorded in `staging`.
+  SmallPtrSet<Operation *, 8> staging;
+  auto makeDeviceCopy = [&](Value host, bool copyIn = true) -> Value {
+    auto type = cast<MemRefType>(host.getType());
+    SmallVector<Value> sizes;
+    for (auto [i, size] : llvm::enumerate(type.getShape()))
+      if (ShapedType::isDynamic(size))
+        sizes.push_back(memref::DimOp::create(b, loc, host, i));
+    for (Value size : sizes)
+      staging.insert(size.getDefiningOp());
+    Value device = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
+                                        sizes, ValueRange{})
+                       .getMemref();
+    if (copyIn)
+      staging.insert(
+          gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, device, host));
+    toFree.push_back(device);
+    return device;
+  };
+
+  // Arguments: a device copy each, copied in unless only written (the
+  // results), copied back when written.
+  SmallVector<std::pair<Value, Value>> copyBack;
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type)
+      continue;
+    if (!type.getLayout().isIdentity())
+      return func.emitOpError("argument #")
+             << arg.getArgNumber()
+             << " has a non-identity layout, which the GPU mapping cannot "
+                "copy to the device";
+    bool written = isAccessed<MemoryEffects::Write>(arg);
+    bool read = isAccessed<MemoryEffects::Read>(arg);
+    Value device = makeDeviceCopy(arg, /*copyIn=*/read || !written);
+    arg.replaceUsesWithIf(device, [&](OpOperand &use) {
+      return !staging.contains(use.getOwner());
+    });
+    if (written)
+      copyBack.emplace_back(arg, device);
+  }
+
+  // Constants: one device copy per global.
+  llvm::MapVector<StringAttr, Value> globals;
+  SmallVector<memref::GetGlobalOp> getGlobals;
+  func.walk([&](memref::GetGlobalOp op) { getGlobals.push_back(op); });
+  for (memref::GetGlobalOp op : getGlobals) {
+    StringAttr name = op.getNameAttr().getAttr();
+    auto [it, inserted] = globals.try_emplace(name, Value());
+    if (inserted) {
+      Value host =
+          memref::GetGlobalOp::create(b, loc, op.getType(), op.getNameAttr());
+      it->second = makeDeviceCopy(host);
+    }
+    op.replaceAllUsesWith(it->second);
+    op.erase();
+  }
+
+  // Allocations: on the device, freed on return.
+  SmallVector<Operation *> allocs;
+  for (Operation &op : entry)
+    if (isa<memref::AllocOp, memref::AllocaOp>(op))
+      allocs.push_back(&op);
+  for (Operation *op : allocs) {
+    b.setInsertionPoint(op);
+    auto type = cast<MemRefType>(op->getResult(0).getType());
+    Value device =
+        gpu::AllocOp::create(b, op->getLoc(), type, Type(), ValueRange{},
+                             op->getOperands(), ValueRange{})
+            .getMemref();
+    op->getResult(0).replaceAllUsesWith(device);
+    op->erase();
+    toFree.push_back(device);
+  }
+  WalkResult nestedAlloc = func.walk([&](Operation *op) {
+    // Device buffers are freed on return; tiles' buffers are shared memory.
+    if (isa<memref::DeallocOp>(op)) {
+      op->erase();
+      return WalkResult::skip();
+    }
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+        !op->getParentOfType<scf::ForallOp>()) {
+      op->emitOpError("allocates a buffer inside control flow outside a "
+                      "tile loop, which the GPU mapping does not support");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (nestedAlloc.wasInterrupted())
+    return failure();
+
+  b.setInsertionPoint(returnOp);
+  for (auto [host, device] : copyBack)
+    gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, host, device);
+  for (Value device : toFree)
+    gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, device);
+  return success();
+}
+
+LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
+  if (auto forall = dyn_cast<scf::ForallOp>(op))
+    return mapBlockLoop(forall);
+  if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+    if (loop.getNumReductions() != 0)
+      return loop.emitOpError("with reductions cannot be mapped to the GPU");
+    mapParallelLoop(loop);
+    return success();
+  }
+  if (isa<gpu::GPUDialect>(op->getDialect()) || isa<func::ReturnOp>(op) ||
+      isa<memref::GetGlobalOp>(op) || !touchesMemory(op))
+    return success();
+  if (!writesMemory(op) || op->getNumResults() != 0) {
+    // A read of device memory whose value the host needs.
+    return op->emitOpError(
+        "reads device memory on the host, which the GPU mapping does not "
+        "support");
+  }
+  mapSequentialOp(op);
+  return success();
+}
+
+/// One thread per iteration, `blockSize` threads per block.
+void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  IterationSpace space = getIterationSpace(
+      b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  Value threads = constantIndex(b, loc, blockSize);
+  Value blocks = arith::CeilDivUIOp::create(b, loc, space.total, threads);
+  gpu::LaunchOp launch = createLaunch(b, loc, {blocks}, threads);
+
+  Value block = launch.getBlockIds().x, thread = launch.getThreadIds().x;
+  Value linear = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         linear, space.total);
+  auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+  b.setInsertionPointToStart(&guard.getThenRegion().front());
+  cloneLoopBody(b, loop, delinearize(b, loc, space, linear));
+  loop.erase();
+}
+
+/// Sequential code that writes device memory: one thread.
+void TfmMapToGpuPass::mapSequentialOp(Operation *op) {
+  Location loc = op->getLoc();
+  OpBuilder b(op);
+  gpu::LaunchOp launch = createLaunch(b, loc, {constantIndex(b, loc, 1)},
+                                      constantIndex(b, loc, 1));
+  op->moveBefore(launch.getBody().front().getTerminator());
+}
+
+/// Stages the global-memory operands of the contractions in a tile loop
+/// through shared memory: each becomes a copy into a block-local buffer
+/// (which the mapping puts in shared memory) that the contraction then
+/// reads, so that the block reads each element from global memory once
+/// instead of once per use. In flash attention these are the key and value
+/// tiles of each step, and the query tile. Operands are staged while the
+/// block's buffers fit in shared memory, largest reuse first.
+void TfmMapToGpuPass::promoteOperands(scf::ForallOp forall) {
+  int64_t used = 0;
+  for (Operation *buffer : getBlockBuffers(forall)) {
+    auto type = cast<MemRefType>(buffer->getResult(0).getType());
+    if (!fitsSharedMemory(type))
+      return; // mapBlockLoop reports it.
+    used += type.getNumElements() * getElementBytes(type);
+  }
+  SmallVector<linalg::LinalgOp> contractions;
+  forall.getBody()->walk([&](linalg::LinalgOp op) {
+    if (op.getNumReductionLoops() > 0 && op.hasPureBufferSemantics())
+      contractions.push_back(op);
+  });
+  for (linalg::LinalgOp op : contractions) {
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(input->get().getType());
+      if (!type || !type.hasStaticShape() ||
+          !type.getElementType().isIntOrIndexOrFloat() || type.getRank() == 0)
+        continue;
+      // Already block-local (a tile buffer), or defined inside the tile.
+      Operation *root = getRootBuffer(input->get()).getDefiningOp();
+      if (root && forall->isProperAncestor(root) &&
+          isa<memref::AllocOp, memref::AllocaOp>(root))
+        continue;
+      int64_t bytes = type.getNumElements() * getElementBytes(type);
+      if (used + bytes > sharedMemoryBytes)
+        continue;
+      used += bytes;
+      OpBuilder b(getStagingPoint(op, input->get(), forall));
+      auto staged = memref::AllocOp::create(
+          b, op.getLoc(),
+          MemRefType::get(type.getShape(), type.getElementType()));
+      linalg::CopyOp::create(b, op.getLoc(), ValueRange{input->get()},
+                             ValueRange{staged.getResult()});
+      input->set(staged);
+    }
+  }
+}
+
+/// One block per iteration of `forall`; its body distributed over the
+/// block's threads, its buffers carved out of the block's dynamic shared
+/// memory.
+LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
+  if (forall.getRank() > 3)
+    return forall.emitOpError("has ")
+           << forall.getRank() << " dimensions; a GPU grid has at most 3";
+  if (!forall.getOutputs().empty())
+    return forall.emitOpError("cannot be mapped to the GPU before "
+                              "bufferization");
+  // A grid's y and z dimensions hold at most 65535 blocks.
+  for (int64_t d = 1, e = forall.getRank(); d < e; ++d) {
+    std::optional<int64_t> lb =
+        getConstantIntValue(forall.getMixedLowerBound()[d]);
+    std::optional<int64_t> ub =
+        getConstantIntValue(forall.getMixedUpperBound()[d]);
+    std::optional<int64_t> step = getConstantIntValue(forall.getMixedStep()[d]);
+    if (!lb || !ub || !step || *step <= 0)
+      continue;
+    int64_t count = llvm::divideCeil(*ub - *lb, *step);
+    if (count > 65535)
+      return forall.emitOpError("has ")
+             << count << " iterations in dimension " << d
+             << ", more than the 65535 blocks a GPU grid has there";
+  }
+
+  // Lay the block's buffers out in shared memory, 16-byte aligned.
+  SmallVector<Operation *> buffers = getBlockBuffers(forall);
+  SmallVector<int64_t> offsets;
+  int64_t sharedBytes = 0;
+  for (Operation *buffer : buffers) {
+    auto type = cast<MemRefType>(buffer->getResult(0).getType());
+    if (!fitsSharedMemory(type))
+      return buffer->emitOpError(
+          "allocates a buffer of dynamic shape inside a GPU block; only "
+          "static tiles can live in shared memory");
+    offsets.push_back(sharedBytes);
+    sharedBytes +=
+        llvm::alignTo(type.getNumElements() * getElementBytes(type), 16);
+    if (sharedBytes > sharedMemoryBytes)
+      return buffer->emitOpError("needs ")
+             << sharedBytes << " bytes of shared memory per block, more "
+             << "than the " << static_cast<int64_t>(sharedMemoryBytes)
+             << " available; use smaller tiles";
+  }
+
+  Location loc = forall.getLoc();
+  OpBuilder b(forall);
+  SmallVector<Value> lbs =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedLowerBound());
+  SmallVector<Value> ubs =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedUpperBound());
+  SmallVector<Value> steps =
+      getValueOrCreateConstantIndexOp(b, loc, forall.getMixedStep());
+  IterationSpace space = getIterationSpace(b, loc, lbs, ubs, steps);
+  Value dynamicShared = nullptr;
+  if (sharedBytes > 0)
+    dynamicShared =
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), sharedBytes);
+  gpu::LaunchOp launch = createLaunch(
+      b, loc, space.counts, constantIndex(b, loc, blockSize), dynamicShared);
+
+  // The forall's induction variables are the block ids.
+  gpu::KernelDim3 ids = launch.getBlockIds();
+  Value blockIds[3] = {ids.x, ids.y, ids.z};
+  IRMapping mapping;
+  for (int64_t d = 0, e = forall.getRank(); d < e; ++d) {
+    Value offset = arith::MulIOp::create(b, loc, blockIds[d], steps[d]);
+    mapping.map(forall.getInductionVar(d),
+                arith::AddIOp::create(b, loc, lbs[d], offset));
+  }
+  Block *body = b.getInsertionBlock();
+  for (Operation &op : forall.getBody()->without_terminator())
+    b.clone(op, mapping);
+  forall.erase();
+
+  // Each buffer is a view of the shared memory at its offset, cast to the
+  // generic address space so that its users keep their types (generic
+  // loads reach shared memory; LLVM's address-space inference turns them
+  // into ld.shared where it can).
+  if (!buffers.empty()) {
+    b.setInsertionPointToStart(body);
+    auto workgroup = gpu::AddressSpaceAttr::get(
+        b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+    Value shared = gpu::DynamicSharedMemoryOp::create(
+        b, loc,
+        MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                        MemRefLayoutAttrInterface(), workgroup));
+    for (auto [buffer, offset] : llvm::zip(buffers, offsets)) {
+      Operation *clone = mapping.lookup(buffer->getResult(0)).getDefiningOp();
+      auto type = cast<MemRefType>(clone->getResult(0).getType());
+      auto sharedType = MemRefType::get(type.getShape(), type.getElementType(),
+                                        MemRefLayoutAttrInterface(), workgroup);
+      Value view = memref::ViewOp::create(
+          b, clone->getLoc(), sharedType, shared,
+          constantIndex(b, clone->getLoc(), offset), ValueRange{});
+      Value generic =
+          memref::MemorySpaceCastOp::create(b, clone->getLoc(), type, view);
+      clone->getResult(0).replaceAllUsesWith(generic);
+      clone->erase();
+    }
+  }
+  return distributeOverThreads(*body, launch);
+}
+
+/// Rewrites the block-level code in `block` (executed by every thread of
+/// the block, with uniform control flow) so that each parallel loop is
+/// spread over the threads, each other write happens once, and shared
+/// buffers live in shared memory. A barrier separates every distributed
+/// piece from what comes before and after it.
+LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
+                                                     gpu::LaunchOp launch) {
+  Value thread = launch.getThreadIds().x;
+  auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
+    // No second barrier where only index arithmetic and views separate this
+    // op from the last one.
+    Operation *previous = op->getPrevNode();
+    while (previous && !isa<gpu::BarrierOp>(previous) &&
+           isMemoryEffectFree(previous))
+      previous = previous->getPrevNode();
+    if (!previous || !isa<gpu::BarrierOp>(previous)) {
+      b.setInsertionPoint(op);
+      gpu::BarrierOp::create(b, loc);
+    }
+    b.setInsertionPointAfter(op);
+    gpu::BarrierOp::create(b, loc);
+  };
+
+  SmallVector<Operation *> ops;
+  for (Operation &op : block.without_terminator())
+    ops.push_back(&op);
+  for (Operation *op : ops) {
+    Location loc = op->getLoc();
+    OpBuilder b(op);
+
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      if (loop.getNumReductions() != 0)
+        return loop.emitOpError("with reductions cannot be mapped to GPU "
+                                "threads");
+      // for (i = thread; i < total; i += blockSize) body(delinearize(i))
+      IterationSpace space = getIterationSpace(
+          b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+      auto strided = scf::ForOp::create(b, loc, thread, space.total,
+                                        constantIndex(b, loc, blockSize));
+      b.setInsertionPointToStart(strided.getBody());
+      cloneLoopBody(b, loop,
+                    delinearize(b, loc, space, strided.getInductionVar()));
+      loop.erase();
+      barrierAround(b, strided, loc);
+      continue;
+    }
+    bool holdsParallelWork = false;
+    op->walk([&](Operation *nested) {
+      if (nested != op && isa<scf::ParallelOp>(nested))
+        holdsParallelWork = true;
+    });
+    if (holdsParallelWork) {
+      // Uniform control flow (the key-tile loop, the causal skip): the
+      // threads run it together and share the work inside.
+      if (!isa<scf::ForOp, scf::IfOp>(op))
+        return op->emitOpError("holds parallel loops but cannot be mapped "
+                               "to GPU threads");
+      for (Region &region : op->getRegions())
+        for (Block &nested : region)
+          if (failed(distributeOverThreads(nested, launch)))
+            return failure();
+      continue;
+    }
+    if (!writesMemory(op))
+      continue;
+    if (op->getNumResults() != 0)
+      return op->emitOpError("writes memory and returns a value inside a GPU "
+                             "block, which the GPU mapping cannot "
+                             "distribute");
+    // Any other write: once, by thread 0.
+    Value isFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          thread, constantIndex(b, loc, 0));
+    auto guard = scf::IfOp::create(b, loc, isFirst, /*withElse=*/false);
+    op->moveBefore(guard.getThenRegion().front().getTerminator());
+    barrierAround(b, guard, loc);
+  }
+  return success();
+}
+
+} // namespace

@@ -1,0 +1,245 @@
+//===- Decompose.cpp - Decompose composite tfm ops ------------------------===//
+//
+// Implements `tfm-decompose`: multi_head_attention, ffn and add_norm become
+// the primitive tfm and upstream ops that d2l builds them from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <array>
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMDECOMPOSE
+#include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// Repeats every per-batch entry of `validLens` (`[B]` or `[B, Sq]`)
+/// `numHeads` times along the batch dimension, giving `[B * H]` or
+/// `[B * H, Sq]`: d2l's `repeat_interleave(valid_lens, num_heads, dim=0)`.
+Value repeatInterleave(PatternRewriter &rewriter, Location loc,
+                       Value validLens, int64_t numHeads) {
+  auto type = cast<RankedTensorType>(validLens.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+
+  // Broadcast [B, ...] to [B, H, ...].
+  SmallVector<int64_t> wideShape{shape.front(), numHeads};
+  llvm::append_range(wideShape, shape.drop_front());
+  SmallVector<Value> dynamicSizes;
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, validLens, i));
+  Value init = tensor::EmptyOp::create(rewriter, loc, wideShape,
+                                       type.getElementType(), dynamicSizes);
+  Value wide = linalg::BroadcastOp::create(rewriter, loc, validLens, init,
+                                           /*dimensions=*/{1})
+                   ->getResult(0);
+
+  // Collapse [B, H, ...] to [B * H, ...].
+  SmallVector<ReassociationIndices> groups{{0, 1}};
+  for (int64_t i = 2, e = wideShape.size(); i < e; ++i)
+    groups.push_back({i});
+  return tensor::CollapseShapeOp::create(rewriter, loc, wide, groups);
+}
+
+/// Concatenates `values` along dimension 0: at compile time when they are all
+/// constants (weights, once bound), with tensor.concat otherwise.
+Value concatRows(PatternRewriter &rewriter, Location loc, ValueRange values) {
+  SmallVector<DenseElementsAttr> constants;
+  for (Value v : values) {
+    DenseElementsAttr attr;
+    if (!matchPattern(v, m_Constant(&attr)) || attr.isSplat())
+      break;
+    constants.push_back(attr);
+  }
+  if (constants.size() != values.size())
+    return tensor::ConcatOp::create(rewriter, loc, /*dim=*/0, values);
+  auto type = cast<RankedTensorType>(values.front().getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[0] *= values.size();
+  std::vector<char> data;
+  for (DenseElementsAttr attr : constants)
+    llvm::append_range(data, attr.getRawData());
+  auto packedType = RankedTensorType::get(shape, type.getElementType());
+  return arith::ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::getFromRawBuffer(packedType, data));
+}
+
+/// The three input projections of a self-attention computed with one GEMM:
+/// `linear(x, concat(W_q, W_k, W_v), concat(b_q, b_k, b_v)?)`, whose
+/// `[..., 3·D]` result is sliced into the `[..., D]` projections. Returns
+/// std::nullopt (creating nothing) unless the three weights, and the three
+/// biases, have one type with a static model dimension D.
+std::optional<std::array<Value, 3>> projectPacked(PatternRewriter &rewriter,
+                                                  MultiHeadAttentionOp op) {
+  Location loc = op.getLoc();
+  Type weightType = op.getWQ().getType();
+  int64_t modelDim = cast<RankedTensorType>(weightType).getDimSize(0);
+  if (ShapedType::isDynamic(modelDim) || op.getWK().getType() != weightType ||
+      op.getWV().getType() != weightType)
+    return std::nullopt;
+  Value bq = op.getBQ();
+  if (bq && (op.getBK().getType() != bq.getType() ||
+             op.getBV().getType() != bq.getType()))
+    return std::nullopt;
+
+  Value weight =
+      concatRows(rewriter, loc, ValueRange{op.getWQ(), op.getWK(), op.getWV()});
+  Value bias;
+  if (bq)
+    bias = concatRows(rewriter, loc, ValueRange{bq, op.getBK(), op.getBV()});
+  Value packed = LinearOp::create(rewriter, loc, op.getQuery(), weight, bias);
+
+  // [B, S, 3·D] -> three [B, S, D] at offsets 0, D and 2·D of the last
+  // dimension.
+  SmallVector<OpFoldResult> sizes =
+      tensor::getMixedSizes(rewriter, loc, packed);
+  sizes.back() = rewriter.getIndexAttr(modelDim);
+  SmallVector<OpFoldResult> offsets(sizes.size(), rewriter.getIndexAttr(0));
+  SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+  std::array<Value, 3> projections;
+  for (int64_t i = 0; i < 3; ++i) {
+    offsets.back() = rewriter.getIndexAttr(i * modelDim);
+    projections[i] = tensor::ExtractSliceOp::create(rewriter, loc, packed,
+                                                    offsets, sizes, strides);
+  }
+  return projections;
+}
+
+/// multi_head_attention -> linear ×3, split_heads ×3, attention,
+/// merge_heads, linear. The three projections of a self-attention (query,
+/// key and value are one value) are one linear on the packed weight.
+struct DecomposeMultiHeadAttention
+    : OpRewritePattern<MultiHeadAttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MultiHeadAttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t heads = op.getNumHeads();
+    auto project = [&](Value x, Value w, Value b) -> Value {
+      Value y = LinearOp::create(rewriter, loc, x, w, b);
+      return SplitHeadsOp::create(rewriter, loc, y, heads);
+    };
+    bool isSelfAttention =
+        op.getQuery() == op.getKey() && op.getKey() == op.getValue();
+    std::optional<std::array<Value, 3>> packed;
+    if (isSelfAttention)
+      packed = projectPacked(rewriter, op);
+    Value q, k, v;
+    if (packed) {
+      q = SplitHeadsOp::create(rewriter, loc, (*packed)[0], heads);
+      k = SplitHeadsOp::create(rewriter, loc, (*packed)[1], heads);
+      v = SplitHeadsOp::create(rewriter, loc, (*packed)[2], heads);
+    } else {
+      q = project(op.getQuery(), op.getWQ(), op.getBQ());
+      k = project(op.getKey(), op.getWK(), op.getBK());
+      v = project(op.getValue(), op.getWV(), op.getBV());
+    }
+
+    Value validLens = op.getValidLens();
+    if (validLens)
+      validLens = repeatInterleave(rewriter, loc, validLens, heads);
+
+    auto attention = AttentionOp::create(rewriter, loc, q, k, v, validLens,
+                                         op.getMask(), op.getScaleAttr(),
+                                         op.getCausalAttr(),
+                                         rewriter.getF64FloatAttr(0.0));
+    Value merged = MergeHeadsOp::create(rewriter, loc, attention, heads);
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), merged,
+                                          op.getWO(), op.getBO());
+    return success();
+  }
+};
+
+/// ffn -> linear with the activation, then linear.
+struct DecomposeFfn : OpRewritePattern<FfnOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(FfnOp op,
+                                PatternRewriter &rewriter) const override {
+    Value hidden = LinearOp::create(rewriter, op.getLoc(), op.getInput(),
+                                    op.getW1(), op.getB1(),
+                                    op.getActivation());
+    rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), hidden, op.getW2(),
+                                          op.getB2());
+    return success();
+  }
+};
+
+/// Returns the most static type compatible with both `lhs` and `rhs`, two
+/// tensor types of the same rank and element type whose shapes are
+/// compatible: each dimension is static if either one knows it.
+RankedTensorType joinTypes(RankedTensorType lhs, RankedTensorType rhs) {
+  SmallVector<int64_t> shape;
+  for (auto [l, r] : llvm::zip_equal(lhs.getShape(), rhs.getShape()))
+    shape.push_back(ShapedType::isDynamic(l) ? r : l);
+  return lhs.clone(shape);
+}
+
+/// Casts `value` to `type` with a tensor.cast unless it already has it.
+Value castTo(PatternRewriter &rewriter, Location loc, Value value,
+             RankedTensorType type) {
+  if (value.getType() == type)
+    return value;
+  return tensor::CastOp::create(rewriter, loc, type, value);
+}
+
+/// add_norm -> arith.addf, layer_norm.
+///
+/// add_norm accepts a residual and a sub-layer whose shapes are merely
+/// compatible (`tensor<?x4xf32>` and `tensor<2x4xf32>`), but arith.addf's
+/// custom form has a single type for both operands, so that such an addf
+/// prints as IR that does not parse. Both operands are cast to the join of
+/// their types first.
+struct DecomposeAddNorm : OpRewritePattern<AddNormOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddNormOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = joinTypes(cast<RankedTensorType>(op.getResidual().getType()),
+                          cast<RankedTensorType>(op.getSublayer().getType()));
+    Value sum = arith::AddFOp::create(
+        rewriter, loc, castTo(rewriter, loc, op.getResidual(), type),
+        castTo(rewriter, loc, op.getSublayer(), type));
+    rewriter.replaceOpWithNewOp<LayerNormOp>(op, op.getType(), sum,
+                                             op.getGamma(), op.getBeta(),
+                                             op.getEpsilonAttr());
+    return success();
+  }
+};
+
+struct TfmDecomposePass
+    : tfm::impl::TfmDecomposeBase<TfmDecomposePass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateDecomposePatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+
+void tfm::populateDecomposePatterns(RewritePatternSet &patterns) {
+  patterns.add<DecomposeMultiHeadAttention, DecomposeFfn, DecomposeAddNorm>(
+      patterns.getContext());
+  // Dropout is the identity at inference.
+  DropoutOp::getCanonicalizationPatterns(patterns, patterns.getContext());
+}

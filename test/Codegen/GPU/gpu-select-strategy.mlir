@@ -1,0 +1,40 @@
+// RUN: tfm-opt %s --tfm-gpu-select-strategy -split-input-file | FileCheck %s
+// RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8" -split-input-file | FileCheck %s --check-prefix=OPTIONS
+
+// The default strategy of flash attention: (1 batch, 32 queries) tiles in
+// parallel, blocks of 64 keys; the options change the sizes, which are
+// clamped to the sizes they tile.
+
+// CHECK-LABEL: func.func @flash
+//       CHECK:   tfm.online_attention {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0], [0, 0, 48]]>
+// OPTIONS-LABEL: func.func @flash
+//       OPTIONS:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 16, 0], [0, 0, 8]]>
+func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tensor<12x48x64xf32>, %acc: tensor<12x197x64xf32>, %max: tensor<12x197xf32>, %sum: tensor<12x197xf32>) -> tensor<12x197x64xf32> {
+  %r:3 = tfm.online_attention %q, %kt, %v
+      outs(%acc, %max, %sum : tensor<12x197x64xf32>, tensor<12x197xf32>, tensor<12x197xf32>)
+      : tensor<12x197x64xf32>, tensor<12x64x48xf32>, tensor<12x48x64xf32> -> tensor<12x197x64xf32>, tensor<12x197xf32>, tensor<12x197xf32>
+  return %r#0 : tensor<12x197x64xf32>
+}
+
+// -----
+
+// A strategy set by hand is kept; dynamic shapes get none (they are
+// decomposed untiled).
+
+// CHECK-LABEL: func.func @kept
+//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 2, 0]]>
+// CHECK-LABEL: func.func @dynamic
+//   CHECK-NOT:   lowering_config
+func.func @kept(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) -> tensor<2x8x16xf32> {
+  %r:3 = tfm.online_attention %q, %kt, %v
+      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 2, 0]]>}
+      outs(%acc, %max, %sum : tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
+      : tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
+  return %r#0 : tensor<2x8x16xf32>
+}
+func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?x8x16xf32>, %acc: tensor<?x8x16xf32>, %max: tensor<?x8xf32>, %sum: tensor<?x8xf32>) -> tensor<?x8x16xf32> {
+  %r:3 = tfm.online_attention %q, %kt, %v
+      outs(%acc, %max, %sum : tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
+      : tensor<?x8x16xf32>, tensor<?x16x8xf32>, tensor<?x8x16xf32> -> tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
+  return %r#0 : tensor<?x8x16xf32>
+}
