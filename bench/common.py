@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
-import safetensors  # noqa: E402,F401  (re-exported for the benches)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tfm_tools import safetensors  # noqa: E402,F401  (re-exported)
 
 DEFAULT_COMPILER = os.path.join(ROOT, "build", "bin", "tfm-compile")
 

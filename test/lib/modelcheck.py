@@ -2,7 +2,7 @@
 
     modelcheck.py MODEL WEIGHTS.safetensors OUTPUT.npy INPUT.npy ...
 
-MODEL is one of the example models of reference.py (encoder_block,
+MODEL is one of the example models of tfm_tools.reference (encoder_block,
 transformer_encoder, decoder_block, vit); the inputs are the .npy files the
 executable ran on, in the order of @main's runtime arguments, and WEIGHTS
 the file its weights were bound from. Prints
@@ -18,9 +18,10 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference  # noqa: E402
-import safetensors  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+sys.path.insert(0, HERE)
+from tfm_tools import reference, safetensors  # noqa: E402
 from opcheck import TOLERANCE, relative_error  # noqa: E402
 
 MODELS = {

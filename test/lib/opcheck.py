@@ -12,8 +12,9 @@ tfm-compile, runs the executable on the inputs and prints
     max relative error E (tolerance T)
 
 where E = max|out - ref| / max(max|ref|, tiny), with ref the float64 answer
-of reference.py on the same float32 inputs. It exits with 1 when E > T or
-the output's shape differs, and with 2 when compiling or running fails.
+of tfm_tools.reference on the same float32 inputs. It exits with 1 when E >
+T or the output's shape differs, and with 2 when compiling or running
+fails.
 """
 
 import argparse
@@ -25,8 +26,9 @@ import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from tfm_tools import reference as ref  # noqa: E402
 
 # The tolerance of float32 results against the float64 reference.
 TOLERANCE = 1e-4

@@ -1,0 +1,11 @@
+"""What tfm's tests and benchmarks share, in Python (NumPy only).
+
+    reference    the NumPy references of every tfm op and example model,
+                 written from the math in float64
+    safetensors  reads and writes .safetensors weight files
+
+Scripts find the package from their own location, with no install step:
+
+    sys.path.insert(0, os.path.join(<repository root>, "python"))
+    from tfm_tools import reference, safetensors
+"""
