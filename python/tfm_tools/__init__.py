@@ -1,5 +1,7 @@
 """What tfm's tests and benchmarks share, in Python (NumPy only).
 
+    graph        writes tfm graphs: func.func text with typed tensors,
+                 `tfm.name`/`tfm.weight` arguments and the ops' syntax
     reference    the NumPy references of every tfm op and example model,
                  written from the math in float64
     safetensors  reads and writes .safetensors weight files
@@ -7,5 +9,5 @@
 Scripts find the package from their own location, with no install step:
 
     sys.path.insert(0, os.path.join(<repository root>, "python"))
-    from tfm_tools import reference, safetensors
+    from tfm_tools import graph, reference, safetensors
 """
