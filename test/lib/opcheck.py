@@ -11,16 +11,15 @@ tfm-compile, runs the executable on the inputs and prints
 
     max relative error E (tolerance T)
 
-where E = max|out - ref| / max(max|ref|, tiny), with ref the float64 answer
-of tfm_tools.reference on the same float32 inputs. It exits with 1 when E >
-T or the output's shape differs, and with 2 when compiling or running
-fails.
+where E = max|out - ref| / max(max|ref|, tiny) (tfm_tools.compare), with
+ref the float64 answer of tfm_tools.reference on the same float32 inputs. It
+exits with 1 when E > T or the output's shape differs, and with 2 when
+compiling or running fails.
 """
 
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -28,11 +27,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
-from tfm_tools import graph  # noqa: E402
+from tfm_tools import compare, graph, runner  # noqa: E402
 from tfm_tools import reference as ref  # noqa: E402
-
-# The tolerance of float32 results against the float64 reference.
-TOLERANCE = 1e-4
 
 
 class Params:
@@ -488,56 +484,19 @@ OPS = {f.__name__: f for f in [
 #===----------------------------------------------------------------------===#
 
 
-def relative_error(out, expected):
-    """max|out - ref| / max(max|ref|, tiny); NaN where ref is NaN must be
-    NaN in out too (d2l's 0/0 of an empty kernel support)."""
-    out = out.astype(np.float64)
-    nan = np.isnan(expected)
-    if not np.array_equal(nan, np.isnan(out)):
-        return math.inf
-    diff = np.abs(out - expected)[~nan]
-    scale = max(np.abs(expected[~nan]).max(initial=0.0),
-                np.finfo(np.float64).tiny)
-    return diff.max(initial=0.0) / scale
-
-
-def run(command):
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        print("error: " + " ".join(command) + f" exited with "
-              f"{proc.returncode}\n{proc.stdout}{proc.stderr}",
-              file=sys.stderr)
-        sys.exit(2)
-
-
 def check(case, compiler, work, tolerance, flags=()):
-    os.makedirs(work, exist_ok=True)
-    graph = os.path.join(work, "graph.mlir")
-    with open(graph, "w") as f:
-        f.write(case.text())
+    graph = runner.write_text(os.path.join(work, "graph.mlir"),
+                              case.text())
     exe, out = os.path.join(work, "graph"), os.path.join(work, "result.npy")
-    inputs = []
-    for name, array in case.args:
-        inputs.append(os.path.join(work, name + ".npy"))
-        np.save(inputs[-1], array)
-    run([compiler, graph, "-o", exe] + list(flags))
-    run([exe, "-o", out] + inputs)
-    result = np.load(out)
-    if result.shape != case.expected.shape or result.dtype != np.float32:
-        print(f"error: result is {result.dtype} {list(result.shape)}, "
-              f"expected float32 {list(case.expected.shape)}")
-        return False
-    err = relative_error(result, case.expected)
-    nans = int(np.isnan(case.expected).sum())
-    print(f"max relative error {err:.3g} (tolerance {tolerance:g})"
-          + (f"; {nans} NaN as in the reference" if nans else ""))
-    if err > tolerance:
-        where = np.unravel_index(
-            np.nanargmax(np.abs(result - case.expected)), result.shape)
-        print(f"error: mismatch, worst at {list(where)}: got {result[where]}, "
-              f"expected {case.expected[where]}; graph in {graph}")
-        return False
-    return True
+    inputs = runner.save_arrays(work, case.args)
+    with runner.exit_on_failure():
+        runner.compile_graph(compiler, graph, exe, flags)
+        runner.run_model(exe, inputs, [out])
+    if compare.check(np.load(out), case.expected, tolerance,
+                     dtype=np.float32):
+        return True
+    print(f"graph in {graph}")
+    return False
 
 
 def main():
@@ -552,7 +511,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
-    parser.add_argument("--tolerance", type=float, default=TOLERANCE)
+    parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--print", action="store_true",
                         help="print the graph and stop")
     parser.add_argument("--list", action="store_true",
