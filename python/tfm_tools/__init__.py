@@ -12,4 +12,6 @@ Scripts find the package from their own location, with no install step:
 
     sys.path.insert(0, os.path.join(<repository root>, "python"))
     from tfm_tools import compare, graph, reference
+
+See README.md next to this file.
 """
