@@ -55,9 +55,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
 import common  # noqa: E402
 from common import fmt, mib  # noqa: E402
+from tfm_tools import compare, graph, runner, safetensors  # noqa: E402
 
 HEADS = 12
 FULL_SIZES = [128, 197, 512, 1024, 2048, 4096]
@@ -69,20 +72,17 @@ QUICK_SIZES = [64, 197]
 # ===------------------------------------------------------------------=== #
 
 
-def fused_graph(h, s, d, causal):
-    t = common.tensor_type((h, s, d))
-    attrs = " {causal}" if causal else ""
-    return (
-        f"// tfm fused: one tfm.attention, H={h} S={s} d={d}"
-        f"{' causal' if causal else ''}\n"
-        f"func.func @main(%q: {t} {{tfm.name = \"q\"}},\n"
-        f"                %k: {t} {{tfm.name = \"k\"}},\n"
-        f"                %v: {t} {{tfm.name = \"v\"}})\n"
-        f"    -> ({t} {{tfm.name = \"o\"}}) {{\n"
-        f"  %o = tfm.attention %q, %k, %v{attrs}\n"
-        f"      : ({t}, {t}, {t}) -> {t}\n"
-        f"  return %o : {t}\n"
-        f"}}\n")
+def fused_graph(h, s, d, causal, element="f32"):
+    """One tfm.attention on [H, S, d] tensors of ELEMENT (f32, f16)."""
+    t = graph.tensor((h, s, d), element)
+    f = graph.Function("main", comment=(
+        f"tfm fused: one tfm.attention, H={h} S={s} d={d}"
+        f"{' causal' if causal else ''}"))
+    q, k, v = (f.input(name, t) for name in ("q", "k", "v"))
+    o = f.op("tfm.attention", [q, k, v], t, attrs={"causal": causal},
+             name="o")
+    f.ret(o, names="o")
+    return f.text()
 
 
 def unfused_graph(h, s, d, causal, softmax="tfm"):
@@ -90,65 +90,43 @@ def unfused_graph(h, s, d, causal, softmax="tfm"):
     (tfm.masked_softmax) or "linalg" (upstream linalg.softmax, for
     non-causal graphs; causal ones keep tfm.masked_softmax and its
     valid_lens)."""
-    t = common.tensor_type((h, s, d))
-    ts = common.tensor_type((h, s, s))
-    tl = common.tensor_type((h, s), "i32")
-    args = [f"%q: {t} {{tfm.name = \"q\"}}", f"%k: {t} {{tfm.name = \"k\"}}",
-            f"%v: {t} {{tfm.name = \"v\"}}"]
-    if causal:
-        args.append(f"%lens: {tl} {{tfm.name = \"valid_lens\"}}")
-    scale = common.f64(1 / math.sqrt(d))
-    lines = [
-        f"  %scores = tfm.batch_matmul %q, %k {{transpose_rhs}}\n"
-        f"      : ({t}, {t}) -> {ts}",
-        f"  %scale = arith.constant dense<{scale}> : {ts}",
-        f"  %scaled = arith.mulf %scores, %scale : {ts}",
-    ]
+    t = graph.tensor((h, s, d))
+    ts = graph.tensor((h, s, s))
+    f = graph.Function("main", comment=(
+        f"tfm unfused (seed's DotProductAttention), H={h} S={s} d={d}"
+        f"{' causal: valid_lens = i + 1 per query' if causal else ''}"))
+    q, k, v = (f.input(name, t) for name in ("q", "k", "v"))
+    lens = f.input("valid_lens", graph.tensor((h, s), "i32"), arg="lens") \
+        if causal else None
+    scores = f.op("tfm.batch_matmul", [q, k], ts,
+                  attrs={"transpose_rhs": True}, name="scores")
+    scale = f.constant(1 / math.sqrt(d), ts, name="scale")
+    scaled = f.op("arith.mulf", [scores, scale], same_type=True,
+                  name="scaled")
     if softmax == "linalg" and not causal:
-        lines += [
-            f"  %init = tensor.empty() : {ts}",
-            f"  %weights = linalg.softmax dimension(2) ins(%scaled : {ts})\n"
-            f"      outs(%init : {ts}) -> {ts}",
-        ]
-    elif causal:
-        lines.append(
-            f"  %weights = tfm.masked_softmax %scaled valid_lens(%lens)\n"
-            f"      : ({ts}, {tl}) -> {ts}")
+        weights = f.linalg_softmax(scaled, f.empty(ts, name="init"), 2,
+                                   name="weights")
     else:
-        lines.append(f"  %weights = tfm.masked_softmax %scaled"
-                     f" : ({ts}) -> {ts}")
-    lines += [
-        f"  %o = tfm.batch_matmul %weights, %v : ({ts}, {t}) -> {t}",
-        f"  return %o : {t}",
-    ]
-    return (f"// tfm unfused (seed's DotProductAttention), H={h} S={s} d={d}"
-            f"{' causal: valid_lens = i + 1 per query' if causal else ''}\n"
-            f"func.func @main({', '.join(args)})\n"
-            f"    -> ({t} {{tfm.name = \"o\"}}) {{\n"
-            + "\n".join(lines) + "\n}\n")
+        weights = f.op("tfm.masked_softmax", [scaled], ts,
+                       groups={"valid_lens": lens}, name="weights")
+    o = f.op("tfm.batch_matmul", [weights, v], t, name="o")
+    f.ret(o, names="o")
+    return f.text()
 
 
 def mha_graph(s, dim, heads, causal):
-    tx = common.tensor_type((1, s, dim))
-    tw = common.tensor_type((dim, dim))
-    tb = common.tensor_type((dim,))
-    attrs = (["causal"] if causal else []) + [f"num_heads = {heads} : i64"]
-    weights = [f"%w_{n}: {tw} {{tfm.weight = \"w_{n}\"}}" for n in "qkvo"]
-    biases = [f"%b_{n}: {tb} {{tfm.weight = \"b_{n}\"}}" for n in "qkvo"]
-    return (
-        f"// tfm.multi_head_attention = nn.MultiheadAttention({dim}, {heads},"
-        f" batch_first=True), S={s}{' causal' if causal else ''}\n"
-        f"func.func @main(%x: {tx} {{tfm.name = \"x\"}},\n    "
-        + ",\n    ".join(weights + biases) + f")\n"
-        f"    -> ({tx} {{tfm.name = \"y\"}}) {{\n"
-        f"  %y = tfm.multi_head_attention %x, %x, %x\n"
-        f"      weights(%w_q, %w_k, %w_v, %w_o)"
-        f" biases(%b_q, %b_k, %b_v, %b_o)\n"
-        f"      {{{', '.join(attrs)}}}\n"
-        f"      : ({tx}, {tx}, {tx}, {tw}, {tw}, {tw}, {tw},"
-        f" {tb}, {tb}, {tb}, {tb}) -> {tx}\n"
-        f"  return %y : {tx}\n"
-        f"}}\n")
+    tx = graph.tensor((1, s, dim))
+    f = graph.Function("main", comment=(
+        f"tfm.multi_head_attention = nn.MultiheadAttention({dim}, {heads},"
+        f" batch_first=True), S={s}{' causal' if causal else ''}"))
+    x = f.input("x", tx)
+    weights = [f.weight(f"w_{n}", graph.tensor((dim, dim))) for n in "qkvo"]
+    biases = [f.weight(f"b_{n}", graph.tensor((dim,))) for n in "qkvo"]
+    y = f.op("tfm.multi_head_attention", [x, x, x], tx,
+             groups={"weights": weights, "biases": biases},
+             attrs={"causal": causal, "num_heads": heads}, name="y")
+    f.ret(y, names="y")
+    return f.text()
 
 
 # ===------------------------------------------------------------------=== #
@@ -244,16 +222,14 @@ class Bench:
         rng = np.random.default_rng(s * 1000 + d)
         q, k, v = (rng.standard_normal((h, s, d), dtype=np.float32)
                    for _ in range(3))
-        paths = []
-        for name, a in (("q", q), ("k", k), ("v", v)):
-            paths.append(os.path.join(work, f"{tag}.{name}.npy"))
-            np.save(paths[-1], a)
+        paths = runner.save_arrays(work, [("q", q), ("k", k), ("v", v)],
+                                   prefix=tag + ".")
         lens_path = None
         if causal:
             lens = np.broadcast_to(np.arange(1, s + 1, dtype=np.int32),
                                    (h, s)).copy()
-            lens_path = os.path.join(work, f"{tag}.valid_lens.npy")
-            np.save(lens_path, lens)
+            (lens_path,) = runner.save_arrays(work, [("valid_lens", lens)],
+                                              prefix=tag + ".")
         flops = attention_flops(h, s, d, causal)
         qkvo_bytes = 4 * q.nbytes
         row = {"s": s, "d": d, "causal": causal, "flops": flops,
@@ -272,7 +248,7 @@ class Bench:
                 self.torch_attention_prealloc(tq, tk, tv, causal))
             row["torch_prealloc"] = {
                 "min_ms": pmin, "median_ms": pmed, "runs": pruns,
-                "rel_err": common.relative_error(out.numpy(), ref)}
+                "rel_err": compare.relative_error(out.numpy(), ref)}
             print(f"  S={s} d={d} causal={int(causal)}: PyTorch prealloc "
                   f"{pmed:.3f} ms ({pruns} runs)", file=sys.stderr)
 
@@ -291,7 +267,7 @@ class Bench:
             try:
                 exe = common.compile_graph(args.compiler, text, work,
                                            f"{kind}_{tag}", flags)
-            except common.CompileError as e:
+            except runner.ToolError as e:
                 row[kind] = {"error": str(e)}
                 print(f"  error: {e}", file=sys.stderr)
                 continue
@@ -301,7 +277,7 @@ class Bench:
                                         self.budget, self.lo, self.hi)
             runs = r.runs
             self.last[(kind, d, causal)] = (s, r.median_ms / 1e3)
-            err = common.relative_error(np.load(out), ref)
+            err = compare.relative_error(np.load(out), ref)
             row[kind] = {"min_ms": r.min_ms, "median_ms": r.median_ms,
                          "runs": r.runs, "rel_err": err}
             if r.peak_rss is not None:
@@ -351,7 +327,7 @@ class Bench:
             3, dim, dim)
         b_q, b_k, b_v = mha.in_proj_bias.detach().numpy().reshape(3, dim)
         weights = os.path.join(work, f"mha_d{dim}.safetensors")
-        common.safetensors.save(weights, {
+        safetensors.save(weights, {
             "w_q": w_q, "w_k": w_k, "w_v": w_v,
             "w_o": mha.out_proj.weight.detach().numpy(),
             "b_q": b_q, "b_k": b_k, "b_v": b_v,
@@ -362,7 +338,7 @@ class Bench:
             exe = common.compile_graph(args.compiler,
                                        mha_graph(s, dim, heads, causal),
                                        work, tag, weights=weights)
-        except common.CompileError as e:
+        except runner.ToolError as e:
             row["tfm"] = {"error": str(e)}
             print(f"  error: {e}", file=sys.stderr)
             return row
@@ -372,7 +348,7 @@ class Bench:
         self.last[("mha", dim, causal)] = (s, r.median_ms / 1e3)
         row["tfm"] = {"min_ms": r.min_ms, "median_ms": r.median_ms,
                       "runs": r.runs, "peak_rss": r.peak_rss,
-                      "rel_err": common.relative_error(np.load(out), ref)}
+                      "rel_err": compare.relative_error(np.load(out), ref)}
         print(f"  MHA S={s} causal={int(causal)}: PyTorch {tmed:.3f} ms, "
               f"tfm {r.median_ms:.3f} ms, rel. err. "
               f"{row['tfm']['rel_err']:.1e}", file=sys.stderr)

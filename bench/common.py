@@ -1,8 +1,10 @@
 """Helpers shared by bench/attention.py and bench/vit.py.
 
-Compiling graphs with tfm-compile, running the executables it makes in a
-fresh process each (so that the process's peak RSS is the measurement's
-own), timing PyTorch, and printing tables as Markdown.
+Compiling graphs with tfm-compile only when they changed, running the
+executables it makes in a fresh process each (so that the process's peak
+RSS is the measurement's own), timing PyTorch, and printing tables as
+Markdown. Writing graphs, running tools and comparing results is
+tfm_tools' (python/tfm_tools).
 """
 
 import math
@@ -14,29 +16,11 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
-import safetensors  # noqa: E402,F401  (re-exported for the benches)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tfm_tools import runner  # noqa: E402
 
 DEFAULT_COMPILER = os.path.join(ROOT, "build", "bin", "tfm-compile")
-
-
-class CompileError(RuntimeError):
-    pass
-
-
-def tensor_type(shape, element="f32"):
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def f64(value):
-    """An MLIR f64 literal (needs a '.' or an exponent with one)."""
-    text = repr(float(value))
-    if "." not in text:
-        text = text.replace("e", ".0e") if "e" in text else text + ".0"
-    return text
 
 
 def compile_graph(compiler, graph_text, work, name, flags=(), weights=None):
@@ -44,7 +28,8 @@ def compile_graph(compiler, graph_text, work, name, flags=(), weights=None):
 
     Recompiles only when the graph, the flags or the weights changed (the
     graph text and the command are kept next to the executable). Returns the
-    executable's path; raises CompileError with tfm-compile's message."""
+    executable's path; raises runner.ToolError with tfm-compile's
+    message."""
     os.makedirs(work, exist_ok=True)
     graph = os.path.join(work, name + ".mlir")
     exe = os.path.join(work, name)
@@ -60,16 +45,11 @@ def compile_graph(compiler, graph_text, work, name, flags=(), weights=None):
     if (os.path.exists(exe) and os.path.exists(stamp_path)
             and open(stamp_path).read() == stamp):
         return exe
-    with open(graph, "w") as f:
-        f.write(graph_text)
+    runner.write_text(graph, graph_text)
     start = time.perf_counter()
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        if os.path.exists(stamp_path):
-            os.remove(stamp_path)
-        raise CompileError(
-            f"{' '.join(command)} exited with {proc.returncode}:\n"
-            f"{proc.stdout}{proc.stderr}".rstrip())
+    if os.path.exists(stamp_path):
+        os.remove(stamp_path)
+    runner.compile_graph(compiler, graph, exe, flags, weights)
     with open(stamp_path, "w") as f:
         f.write(stamp)
     print(f"  compiled {name} in {time.perf_counter() - start:.1f} s",
@@ -103,17 +83,12 @@ def run_exe(exe, inputs, output, runs, threads):
     with tempfile.NamedTemporaryFile("r") as rss:
         prefix = ([TIME, "-f", "%M", "-o", rss.name]
                   if os.access(TIME, os.X_OK) else [])
-        proc = subprocess.run(prefix + command, capture_output=True,
-                              text=True)
+        text = "".join(runner.run(prefix + command))
         peak = None
         if prefix:
             lines = rss.read().split()
             if lines and lines[-1].isdigit():
                 peak = int(lines[-1]) * 1024
-    text = proc.stdout + proc.stderr
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} exited with "
-                           f"{proc.returncode}:\n{text}")
     for line in text.splitlines():
         if line.startswith("latency over"):
             # latency over N runs: min X ms, median Y ms
@@ -164,13 +139,6 @@ def runs_for(seconds_per_run, budget_s, lo, hi):
     if seconds_per_run <= 0:
         return hi
     return max(lo, min(hi, int(budget_s / seconds_per_run)))
-
-
-def relative_error(out, ref):
-    """max|out - ref| / max|ref|, in float64."""
-    out = np.asarray(out, np.float64)
-    ref = np.asarray(ref, np.float64)
-    return float(np.abs(out - ref).max() / max(np.abs(ref).max(), 1e-30))
 
 
 def sgemm_rate(torch, n=2048, runs=7):

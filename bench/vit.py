@@ -37,10 +37,13 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "python"))
+sys.path.insert(0, HERE)
 import common  # noqa: E402
 import vit_graph  # noqa: E402
 from common import fmt, mib  # noqa: E402
+from tfm_tools import compare, runner, safetensors  # noqa: E402
 
 MODELS = {
     "vit_ti_16": ("ViT-Ti/16", vit_graph.VIT_TI_16),
@@ -98,7 +101,7 @@ def bench_model(args, torch, key):
     tensors = vit_graph.weights_from_state_dict(model.state_dict(),
                                                 **graph_config)
     weights = os.path.join(work, tag + ".safetensors")
-    common.safetensors.save(weights, tensors)
+    safetensors.save(weights, tensors)
     x = torch.randn(1, 3, image, image,
                     generator=torch.Generator().manual_seed(2))
     image_path = os.path.join(work, tag + ".image.npy")
@@ -124,7 +127,7 @@ def bench_model(args, torch, key):
         exe = common.compile_graph(args.compiler,
                                    vit_graph.vit_graph(**graph_config),
                                    work, tag, weights=weights)
-    except common.CompileError as e:
+    except runner.ToolError as e:
         row["tfm"] = {"error": str(e)}
         print(f"  error: {e}", file=sys.stderr)
         return row
@@ -138,7 +141,7 @@ def bench_model(args, torch, key):
             0.6 if args.quick else args.budget, 2 if args.quick else 5,
             3 if args.quick else 30)
     logits = np.load(out)
-    err = common.relative_error(logits, ref)
+    err = compare.relative_error(logits, ref)
     row["tfm"] = {"min_ms": r.min_ms, "median_ms": r.median_ms,
                   "runs": r.runs, "peak_rss": r.peak_rss, "rel_err": err,
                   "top1_agrees": bool(np.argmax(logits) == np.argmax(ref))}

@@ -35,8 +35,8 @@ import sys
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
-import safetensors  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from tfm_tools import safetensors  # noqa: E402
 
 
 class Weights:

@@ -33,6 +33,10 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # Integration tests compare against NumPy references, with Debian's python3.
 config.python = "/usr/bin/python3"
 config.substitutions.append(("%python", config.python))
+# %pytools: the directory holding the tfm_tools package (python/), for tests
+# that import it inline; %testlib: the test drivers (opcheck.py, ...).
+config.substitutions.append(
+    ("%pytools", os.path.join(config.tfm_src_root, "python")))
 config.substitutions.append(
     ("%testlib", os.path.join(config.tfm_src_root, "test", "lib")))
 import subprocess

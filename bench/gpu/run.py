@@ -9,12 +9,13 @@ executable per case of fused attention on [batch*heads, S, d] and
 manifest.json. Needs python3 with NumPy; PyTorch with CUDA, where present,
 is the peer. For each case, smallest S first, it
 
-  checks      the output against a float64 NumPy reference of
+  checks      the output against the float64 NumPy reference of
               softmax(Q K^T / sqrt(d)) V (causal: keys after the query
-              masked) for S <= --check-max-s, and against PyTorch on the
-              GPU above that, where PyTorch is there; maximum relative
-              error E = max|out - ref| / max|ref|, tolerance 1e-4 for
-              float32 and 1e-2 for float16;
+              masked; tfm_tools.reference.attention) for S <=
+              --check-max-s, and against PyTorch on the GPU above that,
+              where PyTorch is there; maximum relative error
+              E = max|out - ref| / max|ref| (tfm_tools.compare), tolerance
+              1e-4 for float32 and 1e-2 for float16;
   times tfm   `EXE --bench N` with TFM_GPU_PROFILE=1: the median of N calls
               end to end (host arrays in and out, including the copies
               over PCIe and device allocation), and the kernels' own time
@@ -43,7 +44,11 @@ try:
 except ImportError:  # pragma: no cover - reported to the user
     sys.exit("error: bench/gpu/run.py needs NumPy (python3-numpy)")
 
-TOLERANCE = {"f32": 1e-4, "f16": 1e-2}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from tfm_tools import compare, runner  # noqa: E402
+from tfm_tools import reference as ref  # noqa: E402
+
 NUMPY_DTYPE = {"f32": np.float32, "f16": np.float16}
 
 
@@ -63,21 +68,10 @@ def flops(case):
 
 
 def numpy_reference(q, k, v, causal):
-    """float64 attention, one head at a time to bound memory."""
-    q, k, v = (a.astype(np.float64) for a in (q, k, v))
-    out = np.empty_like(q)
-    s = q.shape[1]
-    scale = 1.0 / np.sqrt(q.shape[2])
-    mask = np.triu(np.ones((s, s), dtype=bool), 1) if causal else None
-    for h in range(q.shape[0]):
-        scores = q[h] @ k[h].T * scale
-        if causal:
-            scores[mask] = -np.inf
-        scores -= scores.max(axis=1, keepdims=True)
-        weights = np.exp(scores)
-        weights /= weights.sum(axis=1, keepdims=True)
-        out[h] = weights @ v[h]
-    return out
+    """tfm_tools.reference.attention (float64), one head at a time to bound
+    memory."""
+    return np.stack([ref.attention(q[h], k[h], v[h], causal=causal)
+                     for h in range(q.shape[0])])
 
 
 def torch_attention(torch, q, k, v, causal):
@@ -123,15 +117,12 @@ def time_torch(torch, q, k, v, causal, runs):
 def run_tfm(exe, inputs, out, runs):
     """Returns (median end-to-end ms, kernel ms per call or None)."""
     env = dict(os.environ, TFM_GPU_PROFILE="1")
-    result = subprocess.run(
-        [exe, "--bench", str(runs), "-o", out] + inputs, env=env,
-        capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise RuntimeError(result.stderr.strip() or "exit code %d"
-                           % result.returncode)
-    median = re.search(r"median ([0-9.]+) ms", result.stdout)
+    stdout, stderr = runner.run_model(exe, inputs, [out],
+                                      ["--bench", str(runs)], env=env,
+                                      timeout=600)
+    median = re.search(r"median ([0-9.]+) ms", stdout)
     kernels = re.search(r"gpu kernels: (\d+) launches, ([0-9.]+) ms",
-                        result.stderr)
+                        stderr)
     # The executable calls the model once for its output, then N times.
     kernel_ms = float(kernels.group(2)) / (runs + 1) if kernels else None
     return float(median.group(1)), kernel_ms
@@ -177,11 +168,7 @@ def main(argv):
         shape = (case["bh"], case["s"], case["d"])
         dtype = NUMPY_DTYPE[case["dtype"]]
         q, k, v = (rng.standard_normal(shape).astype(dtype) for _ in range(3))
-        inputs = []
-        for name, array in zip("qkv", (q, k, v)):
-            path = os.path.join(work, name + ".npy")
-            np.save(path, array)
-            inputs.append(path)
+        inputs = runner.save_arrays(work, zip("qkv", (q, k, v)))
         out = os.path.join(work, "out.npy")
         runs = args.runs or (20 if case["s"] <= 2048 else
                              5 if case["s"] <= 8192 else 3)
@@ -203,10 +190,9 @@ def main(argv):
         else:
             reference = None
         if reference is not None:
-            error = float(np.abs(result - reference).max() /
-                          max(np.abs(reference).max(), 1e-30))
+            error = compare.relative_error(result, reference)
             row["error"] = error
-            row["ok"] = error <= TOLERANCE[case["dtype"]]
+            row["ok"] = error <= compare.TOLERANCES[case["dtype"]]
             failures += not row["ok"]
         if torch:
             row["torch_ms"] = time_torch(torch, q, k, v, case["causal"], runs)

@@ -2,15 +2,16 @@
 
     modelcheck.py MODEL WEIGHTS.safetensors OUTPUT.npy INPUT.npy ...
 
-MODEL is one of the example models of reference.py (encoder_block,
+MODEL is one of the example models of tfm_tools.reference (encoder_block,
 transformer_encoder, decoder_block, vit); the inputs are the .npy files the
 executable ran on, in the order of @main's runtime arguments, and WEIGHTS
 the file its weights were bound from. Prints
 
     max relative error E (tolerance T)
 
-with E = max|out - ref| / max|ref| against the float64 reference, and exits
-with 1 when E > T (1e-4, float32) or the output's shape differs.
+with E = max|out - ref| / max|ref| against the float64 reference
+(tfm_tools.compare), and exits with 1 when E > T (1e-4, float32) or the
+output's shape differs.
 """
 
 import os
@@ -18,10 +19,9 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference  # noqa: E402
-import safetensors  # noqa: E402
-from opcheck import TOLERANCE, relative_error  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from tfm_tools import compare, reference, safetensors  # noqa: E402
 
 MODELS = {
     "encoder_block": reference.encoder_block,
@@ -38,14 +38,7 @@ def main(argv):
     params = {name: a.astype(np.float64)
               for name, a in safetensors.load(weights).items()}
     expected = MODELS[model](params, *[np.load(path) for path in inputs])
-    out = np.load(output)
-    if out.shape != expected.shape:
-        print(f"error: output is {list(out.shape)}, expected "
-              f"{list(expected.shape)}")
-        return 1
-    err = relative_error(out, expected)
-    print(f"max relative error {err:.3g} (tolerance {TOLERANCE:g})")
-    return 0 if err <= TOLERANCE else 1
+    return 0 if compare.check(np.load(output), expected) else 1
 
 
 if __name__ == "__main__":

@@ -25,10 +25,10 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from opcheck import relative_error, run  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from tfm_tools import compare, runner  # noqa: E402
 
-TOLERANCE = 1e-4
 D_MODEL, HEADS, FFN, SEQ, BATCH = 32, 4, 64, 8, 2
 
 
@@ -155,10 +155,9 @@ def export(name, work, opset):
     outputs = module(*inputs)
     if isinstance(outputs, torch.Tensor):
         outputs = (outputs,)
-    files = []
-    for i, tensor in enumerate(inputs):
-        files.append(os.path.join(work, f"{name}.in{i}.npy"))
-        np.save(files[-1], tensor.numpy())
+    files = runner.save_arrays(
+        work, [(f"in{i}", t.numpy()) for i, t in enumerate(inputs)],
+        prefix=name + ".")
     return path, files, [t.detach().numpy() for t in outputs]
 
 
@@ -171,7 +170,7 @@ def main():
     parser.add_argument("--opset", type=int, default=17)
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
-    parser.add_argument("--tolerance", type=float, default=TOLERANCE)
+    parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--export-only", action="store_true")
     args = parser.parse_args()
 
@@ -179,22 +178,14 @@ def main():
     if args.export_only:
         return 0
     exe = os.path.join(args.work, args.model)
-    run([args.compiler, path, "-o", exe] + args.flag)
     outs = [os.path.join(args.work, f"{args.model}.out{i}.npy")
             for i in range(len(expected))]
-    run([exe] + [a for out in outs for a in ("-o", out)] + inputs)
-    ok = True
-    for out, ref in zip(outs, expected):
-        result = np.load(out)
-        if result.shape != ref.shape:
-            print(f"error: result is {list(result.shape)}, expected "
-                  f"{list(ref.shape)}")
-            ok = False
-            continue
-        err = relative_error(result, ref.astype(np.float64))
-        print(f"max relative error {err:.3g} (tolerance {args.tolerance:g})")
-        ok = ok and err <= args.tolerance
-    return 0 if ok else 1
+    with runner.exit_on_failure():
+        runner.compile_graph(args.compiler, path, exe, args.flag)
+        runner.run_model(exe, inputs, outs)
+    results = [compare.check(np.load(out), ref, args.tolerance)
+               for out, ref in zip(outs, expected)]
+    return 0 if all(results) else 1
 
 
 if __name__ == "__main__":

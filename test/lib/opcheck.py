@@ -11,25 +11,24 @@ tfm-compile, runs the executable on the inputs and prints
 
     max relative error E (tolerance T)
 
-where E = max|out - ref| / max(max|ref|, tiny), with ref the float64 answer
-of reference.py on the same float32 inputs. It exits with 1 when E > T or
-the output's shape differs, and with 2 when compiling or running fails.
+where E = max|out - ref| / max(max|ref|, tiny) (tfm_tools.compare), with
+ref the float64 answer of tfm_tools.reference on the same float32 inputs. It
+exits with 1 when E > T or the output's shape differs, and with 2 when
+compiling or running fails.
 """
 
 import argparse
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import reference as ref  # noqa: E402
-
-# The tolerance of float32 results against the float64 reference.
-TOLERANCE = 1e-4
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "python"))
+from tfm_tools import compare, graph, runner  # noqa: E402
+from tfm_tools import reference as ref  # noqa: E402
 
 
 class Params:
@@ -80,63 +79,45 @@ class Params:
 
 
 class Case:
-    """A graph of one op: its arguments, its text and its expected result.
+    """A graph of one op: its arguments, the op and its expected result.
 
-    `op` is the op as written in its documented assembly format, without the
-    trailing types; `same_type` says the format ends in `: type($input)`
-    instead of a functional type.
+    The op is written with tfm_tools.graph in its documented assembly
+    format; its result, `%result`, has the type of `expected`.
     """
 
     def __init__(self):
         self.args = []       # (name, array), in the order of @main's args
-        self.operand_types = []
-        self.op = ""
-        self.same_type = False
+        self.main = graph.Function("main")
         self.expected = None
+        self._op = None
+        self._text = None
 
     def arg(self, name, array):
-        """Adds an argument to @main and returns it as the op's next operand."""
+        """Adds ARRAY as argument NAME of @main and returns its Value; None
+        for no array (an optional operand left out)."""
+        if array is None:
+            return None
         self.args.append((name, array))
-        return self.use(name)
+        return self.main.input(name, graph.type_of(array))
 
-    def use(self, name):
-        """Returns argument `name` as the op's next operand."""
-        array = dict(self.args)[name]
-        self.operand_types.append(tensor_type(array.shape, array.dtype))
-        return "%" + name
+    def args_of(self, *pairs):
+        """arg() of each (name, array) that has an array, as a list."""
+        return [self.arg(name, a) for name, a in pairs if a is not None]
 
+    def op(self, name, operands, groups=None, attrs=None, same_type=False):
+        """The op under test (see graph.Function.op)."""
+        self._op = dict(op=name, operands=operands, groups=groups,
+                        attrs=attrs, same_type=same_type)
 
-def tensor_type(shape, dtype):
-    element = {np.dtype(np.float32): "f32", np.dtype(np.int32): "i32",
-               np.dtype(np.int64): "i64"}[np.dtype(dtype)]
-    return "tensor<" + "".join(f"{d}x" for d in shape) + element + ">"
-
-
-def attr_dict(attrs):
-    return " {" + ", ".join(attrs) + "}" if attrs else ""
-
-
-def f64_attr(name, value):
-    text = repr(float(value))     # MLIR float literals need a '.'
-    if "." not in text:
-        text = text.replace("e", ".0e") if "e" in text else text + ".0"
-    return f"{name} = {text} : f64"
-
-
-def graph_text(case):
-    """The func.func @main of `case`."""
-    params = ",\n    ".join(
-        f"%{name}: {tensor_type(a.shape, a.dtype)} {{tfm.name = \"{name}\"}}"
-        for name, a in case.args)
-    result = tensor_type(case.expected.shape, np.float32)
-    if case.same_type:
-        types = result
-    else:
-        types = f"({', '.join(case.operand_types)}) -> {result}"
-    return (f"func.func @main(\n    {params})\n"
-            f"    -> ({result} {{tfm.name = \"result\"}}) {{\n"
-            f"  %result = {case.op}\n      : {types}\n"
-            f"  return %result : {result}\n}}\n")
+    def text(self):
+        """The func.func @main of the case."""
+        if self._text is None:
+            result = self.main.op(
+                result=graph.tensor(self.expected.shape, "f32"),
+                name="result", **self._op)
+            self.main.ret(result, names="result")
+            self._text = self.main.text()
+        return self._text
 
 
 #===----------------------------------------------------------------------===#
@@ -182,8 +163,8 @@ def batch_matmul(p, rng):
     c = Case()
     lhs = randn(rng, *batch, m, k)
     rhs = randn(rng, *batch, *((n, k) if transpose else (k, n)))
-    c.op = (f"tfm.batch_matmul {c.arg('lhs', lhs)}, {c.arg('rhs', rhs)}"
-            + attr_dict(["transpose_rhs"] if transpose else []))
+    c.op("tfm.batch_matmul", c.args_of(("lhs", lhs), ("rhs", rhs)),
+         attrs={"transpose_rhs": transpose})
     c.expected = ref.batch_matmul(lhs, rhs, transpose)
     return c
 
@@ -196,11 +177,9 @@ def masked_softmax(p, rng):
     dtype = int_dtype(p)
     c = Case()
     x = randn(rng, *batch, q, k, scale=p.float("scale", 3.0))
-    c.op = f"tfm.masked_softmax {c.arg('input', x)}"
-    lens = None
-    if shape is not None:
-        lens = valid_lens(rng, shape, k, dtype)
-        c.op += f" valid_lens({c.arg('valid_lens', lens)})"
+    lens = None if shape is None else valid_lens(rng, shape, k, dtype)
+    c.op("tfm.masked_softmax", [c.arg("input", x)],
+         groups={"valid_lens": c.arg("valid_lens", lens)})
     c.expected = ref.masked_softmax(x, lens)
     return c
 
@@ -218,18 +197,13 @@ def attention(p, rng):
     c = Case()
     q, k, v = randn(rng, *batch, sq, d), randn(rng, *batch, sk, d), \
         randn(rng, *batch, sk, dv)
-    c.op = (f"tfm.attention {c.arg('query', q)}, {c.arg('key', k)}, "
-            f"{c.arg('value', v)}")
-    lens = mask = None
-    if shape is not None:
-        lens = valid_lens(rng, shape, sk, dtype)
-        c.op += f" valid_lens({c.arg('valid_lens', lens)})"
-    if mask_shape is not None:
-        mask = randn(rng, *mask_shape)
-        c.op += f" mask({c.arg('mask', mask)})"
-    attrs = (["causal"] if causal else []) + \
-        ([f64_attr("scale", scale)] if scale is not None else [])
-    c.op += attr_dict(attrs)
+    lens = None if shape is None else valid_lens(rng, shape, sk, dtype)
+    mask = None if mask_shape is None else randn(rng, *mask_shape)
+    c.op("tfm.attention",
+         c.args_of(("query", q), ("key", k), ("value", v)),
+         groups={"valid_lens": c.arg("valid_lens", lens),
+                 "mask": c.arg("mask", mask)},
+         attrs={"causal": causal, "scale": scale})
     c.expected = ref.attention(q, k, v, lens, mask, scale, causal)
     return c
 
@@ -246,13 +220,12 @@ def additive_attention(p, rng):
         randn(rng, *batch, sk, dv)
     w_q, w_k = randn(rng, h, dq, scale=0.3), randn(rng, h, dk, scale=0.3)
     w_v = randn(rng, 1, h)
-    c.op = (f"tfm.additive_attention {c.arg('query', q)}, {c.arg('key', k)}, "
-            f"{c.arg('value', v)} weights({c.arg('w_q', w_q)}, "
-            f"{c.arg('w_k', w_k)}, {c.arg('w_v', w_v)})")
-    lens = None
-    if shape is not None:
-        lens = valid_lens(rng, shape, sk, dtype)
-        c.op += f" valid_lens({c.arg('valid_lens', lens)})"
+    lens = None if shape is None else valid_lens(rng, shape, sk, dtype)
+    c.op("tfm.additive_attention",
+         c.args_of(("query", q), ("key", k), ("value", v)),
+         groups={"weights": c.args_of(("w_q", w_q), ("w_k", w_k),
+                                      ("w_v", w_v)),
+                 "valid_lens": c.arg("valid_lens", lens)})
     c.expected = ref.additive_attention(q, k, v, w_q, w_k, w_v, lens)
     return c
 
@@ -271,11 +244,10 @@ def kernel_pooling(p, rng):
     keys = (rng.random((*batch, nk)) * 5).astype(np.float32)
     queries = (0.5 + rng.random((*batch, nq)) * 4).astype(np.float32)
     values = randn(rng, *batch, nk, *dv)
-    c.op = (f"tfm.kernel_pooling {c.arg('queries', queries)}, "
-            f"{c.arg('keys', keys)}, {c.arg('values', values)}"
-            + attr_dict([f"kernel = #tfm.kernel<{kernel}>"] +
-                        ([f64_attr("bandwidth", bandwidth)]
-                         if bandwidth is not None else [])))
+    c.op("tfm.kernel_pooling",
+         c.args_of(("queries", queries), ("keys", keys), ("values", values)),
+         attrs={"kernel": graph.enum("tfm.kernel", kernel),
+                "bandwidth": bandwidth})
     c.expected = ref.kernel_pooling(queries, keys, values, kernel,
                                     1.0 if bandwidth is None else bandwidth)
     return c
@@ -287,8 +259,7 @@ def split_heads(p, rng):
         p.int("dh", 3)
     c = Case()
     x = randn(rng, b, s, h * dh)
-    c.op = (f"tfm.split_heads {c.arg('input', x)}"
-            + attr_dict([f"num_heads = {h} : i64"]))
+    c.op("tfm.split_heads", [c.arg("input", x)], attrs={"num_heads": h})
     c.expected = ref.split_heads(x, h)
     return c
 
@@ -299,8 +270,7 @@ def merge_heads(p, rng):
         p.int("dh", 3)
     c = Case()
     x = randn(rng, b * h, s, dh)
-    c.op = (f"tfm.merge_heads {c.arg('input', x)}"
-            + attr_dict([f"num_heads = {h} : i64"]))
+    c.op("tfm.merge_heads", [c.arg("input", x)], attrs={"num_heads": h})
     c.expected = ref.merge_heads(x, h)
     return c
 
@@ -325,32 +295,27 @@ def multi_head_attention(p, rng):
     query = randn(rng, b, sq, dq)
     if self_attention:
         key = value = query
-        c.op = (f"tfm.multi_head_attention {c.arg('x', query)}, {c.use('x')}, "
-                f"{c.use('x')}")
+        x = c.arg("x", query)
+        operands = [x, x, x]
     else:
         key, value = randn(rng, b, sk, dk), randn(rng, b, sk, dv)
-        c.op = (f"tfm.multi_head_attention {c.arg('query', query)}, "
-                f"{c.arg('key', key)}, {c.arg('value', value)}")
+        operands = c.args_of(("query", query), ("key", key),
+                             ("value", value))
     init = 1 / math.sqrt(max(dq, dk, dv, d))
     weights = [randn(rng, d, dq, scale=init), randn(rng, d, dk, scale=init),
                randn(rng, d, dv, scale=init), randn(rng, do, d, scale=init)]
-    c.op += " weights({})".format(", ".join(
-        c.arg(f"w_{n}", w) for n, w in zip("qkvo", weights)))
-    biases = None
+    weight_args = c.args_of(*((f"w_{n}", w) for n, w in zip("qkvo", weights)))
+    biases = bias_args = None
     if with_biases:
         biases = [randn(rng, d), randn(rng, d), randn(rng, d), randn(rng, do)]
-        c.op += " biases({})".format(", ".join(
-            c.arg(f"b_{n}", w) for n, w in zip("qkvo", biases)))
-    lens = mask = None
-    if shape is not None:
-        lens = valid_lens(rng, shape, sk, dtype)
-        c.op += f" valid_lens({c.arg('valid_lens', lens)})"
-    if mask_shape is not None:
-        mask = randn(rng, *mask_shape)
-        c.op += f" mask({c.arg('mask', mask)})"
-    attrs = (["causal"] if causal else []) + [f"num_heads = {heads} : i64"] \
-        + ([f64_attr("scale", scale)] if scale is not None else [])
-    c.op += attr_dict(attrs)
+        bias_args = c.args_of(*((f"b_{n}", b) for n, b in zip("qkvo", biases)))
+    lens = None if shape is None else valid_lens(rng, shape, sk, dtype)
+    mask = None if mask_shape is None else randn(rng, *mask_shape)
+    c.op("tfm.multi_head_attention", operands,
+         groups={"weights": weight_args, "biases": bias_args,
+                 "valid_lens": c.arg("valid_lens", lens),
+                 "mask": c.arg("mask", mask)},
+         attrs={"causal": causal, "num_heads": heads, "scale": scale})
     c.expected = ref.multi_head_attention(query, key, value, *weights, heads,
                                           biases, lens, mask, scale, causal)
     return c
@@ -367,11 +332,9 @@ def linear(p, rng):
     c = Case()
     x, w = randn(rng, *batch, k), randn(rng, n, k, scale=1 / math.sqrt(k))
     b = randn(rng, n) if with_bias else None
-    c.op = f"tfm.linear {c.arg('input', x)}, {c.arg('weight', w)}"
-    if with_bias:
-        c.op += f", {c.arg('bias', b)}"
-    if p.has("activation"):
-        c.op += attr_dict([f"activation = #tfm.activation<{activation}>"])
+    c.op("tfm.linear", c.args_of(("input", x), ("weight", w), ("bias", b)),
+         attrs={"activation": graph.enum("tfm.activation", activation)
+                if p.has("activation") else None})
     c.expected = ref.linear(x, w, b, activation)
     return c
 
@@ -388,12 +351,11 @@ def ffn(p, rng):
         randn(rng, do, f, scale=1 / math.sqrt(f))
     b1 = randn(rng, f) if biases in ("both", "b1") else None
     b2 = randn(rng, do) if biases in ("both", "b2") else None
-    c.op = f"tfm.ffn {c.arg('input', x)} dense1({c.arg('w1', w1)}"
-    c.op += (f", {c.arg('b1', b1)})" if b1 is not None else ")")
-    c.op += f" dense2({c.arg('w2', w2)}"
-    c.op += (f", {c.arg('b2', b2)})" if b2 is not None else ")")
-    c.op += attr_dict([f"activation = #tfm.activation<{activation}>"]
-                      if p.has("activation") else [])
+    c.op("tfm.ffn", [c.arg("input", x)],
+         groups={"dense1": c.args_of(("w1", w1), ("b1", b1)),
+                 "dense2": c.args_of(("w2", w2), ("b2", b2))},
+         attrs={"activation": graph.enum("tfm.activation", activation)
+                if p.has("activation") else None})
     c.expected = ref.ffn(x, w1, b1, w2, b2, activation)
     return c
 
@@ -405,9 +367,9 @@ def layer_norm(p, rng):
     c = Case()
     x = randn(rng, *batch, d) + np.float32(p.float("offset", 0.0))
     gamma, beta = 1 + randn(rng, d, scale=0.5), randn(rng, d)
-    c.op = (f"tfm.layer_norm {c.arg('input', x)}, {c.arg('gamma', gamma)}, "
-            f"{c.arg('beta', beta)}"
-            + attr_dict([f64_attr("epsilon", eps)] if eps is not None else []))
+    c.op("tfm.layer_norm",
+         c.args_of(("input", x), ("gamma", gamma), ("beta", beta)),
+         attrs={"epsilon": eps})
     c.expected = ref.layer_norm(x, gamma, beta, 1e-5 if eps is None else eps)
     return c
 
@@ -419,11 +381,10 @@ def add_norm(p, rng):
     c = Case()
     x, y = randn(rng, *batch, d), randn(rng, *batch, d)
     gamma, beta = 1 + randn(rng, d, scale=0.5), randn(rng, d)
-    attrs = ([f64_attr("epsilon", eps)] if eps is not None else []) + \
-        ([f64_attr("dropout", rate)] if rate is not None else [])
-    c.op = (f"tfm.add_norm {c.arg('residual', x)}, {c.arg('sublayer', y)}, "
-            f"{c.arg('gamma', gamma)}, {c.arg('beta', beta)}"
-            + attr_dict(attrs))
+    c.op("tfm.add_norm",
+         c.args_of(("residual", x), ("sublayer", y), ("gamma", gamma),
+                   ("beta", beta)),
+         attrs={"epsilon": eps, "dropout": rate})
     c.expected = ref.add_norm(x, y, gamma, beta, 1e-5 if eps is None else eps)
     return c
 
@@ -436,11 +397,10 @@ def gelu(p, rng):
     r = p.float("range", 6.0)
     c = Case()
     x = rng.uniform(-r, r, shape).astype(np.float32)
-    c.op = f"tfm.gelu {c.arg('input', x)}"
-    if p.has("approximate"):
-        c.op += attr_dict([
-            f"approximate = #tfm.gelu_approximation<{approximate}>"])
-    c.same_type = True
+    c.op("tfm.gelu", [c.arg("input", x)], same_type=True,
+         attrs={"approximate": graph.enum("tfm.gelu_approximation",
+                                          approximate)
+                if p.has("approximate") else None})
     c.expected = ref.gelu(x, approximate)
     return c
 
@@ -450,9 +410,8 @@ def dropout(p, rng):
     shape, rate = p.shape("shape", "2x7x9"), p.float("rate", 0.1)
     c = Case()
     x = randn(rng, *shape)
-    c.op = (f"tfm.dropout {c.arg('input', x)}"
-            + attr_dict([f64_attr("rate", rate)]))
-    c.same_type = True
+    c.op("tfm.dropout", [c.arg("input", x)], attrs={"rate": rate},
+         same_type=True)
     c.expected = ref.dropout(x, rate)
     return c
 
@@ -471,8 +430,8 @@ def embedding(p, rng):
         flat[:2] = [0, vocab - 1]
     ids = ids.astype(dtype)
     table = randn(rng, vocab, d)
-    c.op = (f"tfm.embedding {c.arg('indices', ids)}, {c.arg('table', table)}"
-            + attr_dict(["scale_by_sqrt_dim"] if scaled else []))
+    c.op("tfm.embedding", c.args_of(("indices", ids), ("table", table)),
+         attrs={"scale_by_sqrt_dim": scaled})
     c.expected = ref.embedding(ids, table, scaled)
     return c
 
@@ -482,8 +441,7 @@ def positional_encoding(p, rng):
     shape = p.shape("shape", "2x7x16")
     c = Case()
     x = randn(rng, *shape)
-    c.op = f"tfm.positional_encoding {c.arg('input', x)}"
-    c.same_type = True
+    c.op("tfm.positional_encoding", [c.arg("input", x)], same_type=True)
     c.expected = ref.positional_encoding(x)
     return c
 
@@ -497,9 +455,8 @@ def patch_embed(p, rng):
     image = randn(rng, b, ch, h, w)
     weight = randn(rng, d, ch, ph, pw, scale=1 / math.sqrt(ch * ph * pw))
     bias = randn(rng, d) if with_bias else None
-    c.op = f"tfm.patch_embed {c.arg('image', image)}, {c.arg('weight', weight)}"
-    if with_bias:
-        c.op += f", {c.arg('bias', bias)}"
+    c.op("tfm.patch_embed",
+         c.args_of(("image", image), ("weight", weight), ("bias", bias)))
     c.expected = ref.patch_embed(image, weight, bias)
     return c
 
@@ -509,8 +466,8 @@ def prepend_class_token(p, rng):
     b, n, d = p.int("b", 2), p.int("n", 7), p.int("d", 9)
     c = Case()
     x, cls = randn(rng, b, n, d), randn(rng, 1, 1, d)
-    c.op = (f"tfm.prepend_class_token {c.arg('input', x)}, "
-            f"{c.arg('class_token', cls)}")
+    c.op("tfm.prepend_class_token",
+         c.args_of(("input", x), ("class_token", cls)))
     c.expected = ref.prepend_class_token(x, cls)
     return c
 
@@ -527,56 +484,19 @@ OPS = {f.__name__: f for f in [
 #===----------------------------------------------------------------------===#
 
 
-def relative_error(out, expected):
-    """max|out - ref| / max(max|ref|, tiny); NaN where ref is NaN must be
-    NaN in out too (d2l's 0/0 of an empty kernel support)."""
-    out = out.astype(np.float64)
-    nan = np.isnan(expected)
-    if not np.array_equal(nan, np.isnan(out)):
-        return math.inf
-    diff = np.abs(out - expected)[~nan]
-    scale = max(np.abs(expected[~nan]).max(initial=0.0),
-                np.finfo(np.float64).tiny)
-    return diff.max(initial=0.0) / scale
-
-
-def run(command):
-    proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.returncode != 0:
-        print("error: " + " ".join(command) + f" exited with "
-              f"{proc.returncode}\n{proc.stdout}{proc.stderr}",
-              file=sys.stderr)
-        sys.exit(2)
-
-
 def check(case, compiler, work, tolerance, flags=()):
-    os.makedirs(work, exist_ok=True)
-    graph = os.path.join(work, "graph.mlir")
-    with open(graph, "w") as f:
-        f.write(graph_text(case))
+    graph = runner.write_text(os.path.join(work, "graph.mlir"),
+                              case.text())
     exe, out = os.path.join(work, "graph"), os.path.join(work, "result.npy")
-    inputs = []
-    for name, array in case.args:
-        inputs.append(os.path.join(work, name + ".npy"))
-        np.save(inputs[-1], array)
-    run([compiler, graph, "-o", exe] + list(flags))
-    run([exe, "-o", out] + inputs)
-    result = np.load(out)
-    if result.shape != case.expected.shape or result.dtype != np.float32:
-        print(f"error: result is {result.dtype} {list(result.shape)}, "
-              f"expected float32 {list(case.expected.shape)}")
-        return False
-    err = relative_error(result, case.expected)
-    nans = int(np.isnan(case.expected).sum())
-    print(f"max relative error {err:.3g} (tolerance {tolerance:g})"
-          + (f"; {nans} NaN as in the reference" if nans else ""))
-    if err > tolerance:
-        where = np.unravel_index(
-            np.nanargmax(np.abs(result - case.expected)), result.shape)
-        print(f"error: mismatch, worst at {list(where)}: got {result[where]}, "
-              f"expected {case.expected[where]}; graph in {graph}")
-        return False
-    return True
+    inputs = runner.save_arrays(work, case.args)
+    with runner.exit_on_failure():
+        runner.compile_graph(compiler, graph, exe, flags)
+        runner.run_model(exe, inputs, [out])
+    if compare.check(np.load(out), case.expected, tolerance,
+                     dtype=np.float32):
+        return True
+    print(f"graph in {graph}")
+    return False
 
 
 def main():
@@ -591,7 +511,7 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
-    parser.add_argument("--tolerance", type=float, default=TOLERANCE)
+    parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--print", action="store_true",
                         help="print the graph and stop")
     parser.add_argument("--list", action="store_true",
@@ -605,7 +525,7 @@ def main():
     case = OPS[args.op](params, np.random.default_rng(args.seed))
     params.check_all_read()
     if args.print:
-        print(graph_text(case), end="")
+        print(case.text(), end="")
         return 0
     if args.work:
         return 0 if check(case, args.compiler, args.work, args.tolerance,

@@ -5,8 +5,9 @@ chapter 11 where d2l defines the op, never from tfm's lowering. Everything is
 computed in float64: inputs are cast on entry, so a caller may pass float32
 arrays and compare a float32 result against the float64 answer.
 
-`python3 reference.py --self-test` checks the references against small cases
-worked out by hand and against each other (a layer written two ways).
+`python3 python/tfm_tools/reference.py --self-test` checks the references
+against small cases worked out by hand and against each other (a layer
+written two ways).
 """
 
 import math
