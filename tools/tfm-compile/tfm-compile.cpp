@@ -12,13 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Backend.h"
-#include "EntryPoint.h"
 #include "Input.h"
-#include "Weights.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 #include "tfm/Pipelines/Pipelines.h"
+#include "tfm/Target/Native/Backend.h"
+#include "tfm/Target/Native/EntryPoint.h"
+#include "tfm/Target/Native/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -284,7 +284,16 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       tfm::createTargetMachine(cpu, optLevel, error);
   if (!machine)
     return fail(error);
+  // The IR work before lowering is passes too: `tfm-opt --tfm-bind-weights
+  // --tfm-prepare-entry --tfm-cpu-pipeline=...` runs what this runs.
   PassManager pm(&context);
+  tfm::TfmBindWeightsOptions weights;
+  weights.file = weightsFile;
+  weights.entry = entryName;
+  pm.addPass(tfm::createTfmBindWeights(weights));
+  tfm::TfmPrepareEntryOptions entryOptions;
+  entryOptions.entry = entryName;
+  pm.addPass(tfm::createTfmPrepareEntry(entryOptions));
   if (failed(buildPipeline(pm, *machine)))
     return 1;
   if (failed(applyPassManagerCLOptions(pm)))
@@ -294,13 +303,6 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   OwningOpRef<ModuleOp> module = tfm::loadInput(sources, &context, exitCode);
   if (!module)
     return exitCode;
-
-  func::FuncOp entry = tfm::findEntry(*module, entryName);
-  if (!entry || failed(tfm::bindWeights(entry, weightsFile)))
-    return 1;
-  FailureOr<tfm::EntrySignature> signature = tfm::prepareEntry(entry);
-  if (failed(signature))
-    return 1;
 
   if (failed(pm.run(*module)))
     return 1;
@@ -315,6 +317,10 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return failed(writeText(
         output, [&](raw_ostream &os) { printPtx(*module, os); }));
 
+  FailureOr<tfm::EntrySignature> signature =
+      tfm::takeEntrySignature(*module);
+  if (failed(signature))
+    return 1;
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);

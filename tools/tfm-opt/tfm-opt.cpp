@@ -12,6 +12,7 @@
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
+#include "tfm/Target/Native/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -26,6 +27,7 @@ int main(int argc, char **argv) {
   mlir::tfm::registerTfmCodegenCommonPasses();
   mlir::tfm::registerTfmCodegenCPUPasses();
   mlir::tfm::registerTfmCodegenGPUPasses();
+  mlir::tfm::registerTfmNativePasses();
   mlir::tfm::registerTfmConversionPasses();
   mlir::tfm::registerTfmPipelines();
 

@@ -1,6 +1,6 @@
 //===- Backend.cpp - Object code and linking ------------------------------===//
 
-#include "Backend.h"
+#include "tfm/Target/Native/Backend.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/IR/LegacyPassManager.h"

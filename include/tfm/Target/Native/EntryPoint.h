@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H
-#define TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H
+#ifndef TFM_TARGET_NATIVE_ENTRYPOINT_H
+#define TFM_TARGET_NATIVE_ENTRYPOINT_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -50,6 +50,19 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef entryName);
 /// other function becomes private. Emits errors at the entry's location.
 mlir::FailureOr<EntrySignature> prepareEntry(mlir::func::FuncOp entry);
 
+/// The module attribute in which tfm-prepare-entry leaves the signature.
+constexpr const char *kEntrySignatureAttr = "tfm.entry_signature";
+
+/// Records `signature` on `module` as kEntrySignatureAttr:
+/// `{name = "main", inputs = [{name = "x", type = tensor<...>}, ...],
+/// outputs = [...]}`.
+void recordEntrySignature(mlir::ModuleOp module,
+                          const EntrySignature &signature);
+
+/// Reads back, and removes, the signature that recordEntrySignature left
+/// on `module`; emits an error if there is none.
+mlir::FailureOr<EntrySignature> takeEntrySignature(mlir::ModuleOp module);
+
 /// Adds `tfm_<entry>`, `tfm_run` and `tfm_signature` to the translated
 /// module, which must define `_mlir_ciface___tfm_entry`.
 void emitEntryPoints(llvm::Module &module, const EntrySignature &signature);
@@ -61,4 +74,4 @@ std::string renderHeader(const EntrySignature &signature,
 } // namespace tfm
 } // namespace mlir
 
-#endif // TFM_TOOLS_TFM_COMPILE_ENTRYPOINT_H
+#endif // TFM_TARGET_NATIVE_ENTRYPOINT_H

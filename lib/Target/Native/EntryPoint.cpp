@@ -1,6 +1,6 @@
 //===- EntryPoint.cpp - The interface of a compiled model -----------------===//
 
-#include "EntryPoint.h"
+#include "tfm/Target/Native/EntryPoint.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -126,6 +126,62 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   entry.setPublic();
   entry->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                  UnitAttr::get(entry.getContext()));
+  return signature;
+}
+
+static ArrayAttr specsToAttr(MLIRContext *ctx,
+                             const std::vector<TensorSpec> &specs) {
+  SmallVector<Attribute> entries;
+  for (const TensorSpec &spec : specs)
+    entries.push_back(DictionaryAttr::get(
+        ctx, {NamedAttribute(StringAttr::get(ctx, "name"),
+                             StringAttr::get(ctx, spec.name)),
+              NamedAttribute(StringAttr::get(ctx, "type"),
+                             TypeAttr::get(spec.type))}));
+  return ArrayAttr::get(ctx, entries);
+}
+
+void recordEntrySignature(ModuleOp module, const EntrySignature &signature) {
+  MLIRContext *ctx = module.getContext();
+  module->setAttr(
+      kEntrySignatureAttr,
+      DictionaryAttr::get(
+          ctx, {NamedAttribute(StringAttr::get(ctx, "name"),
+                               StringAttr::get(ctx, signature.name)),
+                NamedAttribute(StringAttr::get(ctx, "inputs"),
+                               specsToAttr(ctx, signature.inputs)),
+                NamedAttribute(StringAttr::get(ctx, "outputs"),
+                               specsToAttr(ctx, signature.outputs))}));
+}
+
+static bool attrToSpecs(Attribute attr, std::vector<TensorSpec> &specs) {
+  auto array = dyn_cast_if_present<ArrayAttr>(attr);
+  if (!array)
+    return false;
+  for (Attribute entry : array) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+    auto type = dict ? dict.getAs<TypeAttr>("type") : TypeAttr();
+    auto tensor =
+        type ? dyn_cast<RankedTensorType>(type.getValue()) : RankedTensorType();
+    if (!name || !tensor)
+      return false;
+    specs.push_back({name.str(), tensor});
+  }
+  return true;
+}
+
+FailureOr<EntrySignature> takeEntrySignature(ModuleOp module) {
+  auto dict = module->getAttrOfType<DictionaryAttr>(kEntrySignatureAttr);
+  EntrySignature signature;
+  auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
+  if (!name || !attrToSpecs(dict.get("inputs"), signature.inputs) ||
+      !attrToSpecs(dict.get("outputs"), signature.outputs))
+    return module.emitError() << "expected the entry signature that "
+                                 "tfm-prepare-entry records as '"
+                              << kEntrySignatureAttr << "'";
+  signature.name = name.str();
+  module->removeAttr(kEntrySignatureAttr);
   return signature;
 }
 

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TFM_TOOLS_TFM_COMPILE_WEIGHTS_H
-#define TFM_TOOLS_TFM_COMPILE_WEIGHTS_H
+#ifndef TFM_TARGET_NATIVE_WEIGHTS_H
+#define TFM_TARGET_NATIVE_WEIGHTS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -28,4 +28,4 @@ mlir::LogicalResult bindWeights(mlir::func::FuncOp entry,
 } // namespace tfm
 } // namespace mlir
 
-#endif // TFM_TOOLS_TFM_COMPILE_WEIGHTS_H
+#endif // TFM_TARGET_NATIVE_WEIGHTS_H

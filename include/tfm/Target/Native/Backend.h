@@ -1,7 +1,7 @@
 //===- Backend.h - Object code and linking ----------------------*- C++ -*-===//
 
-#ifndef TFM_TOOLS_TFM_COMPILE_BACKEND_H
-#define TFM_TOOLS_TFM_COMPILE_BACKEND_H
+#ifndef TFM_TARGET_NATIVE_BACKEND_H
+#define TFM_TARGET_NATIVE_BACKEND_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/Target/TargetMachine.h"
@@ -65,4 +65,4 @@ std::optional<std::string> getDefaultPtxFeatures(llvm::StringRef arch);
 } // namespace tfm
 } // namespace mlir
 
-#endif // TFM_TOOLS_TFM_COMPILE_BACKEND_H
+#endif // TFM_TARGET_NATIVE_BACKEND_H

@@ -1,0 +1,49 @@
+//===- Passes.cpp - tfm-bind-weights and tfm-prepare-entry ----------------===//
+//
+// The IR work that tfm-compile does before its pipeline, as passes, so that
+// tfm-opt runs (and FileCheck sees) exactly what the driver runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Target/Native/Passes.h"
+
+#include "tfm/Target/Native/EntryPoint.h"
+#include "tfm/Target/Native/Weights.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMBINDWEIGHTS
+#define GEN_PASS_DEF_TFMPREPAREENTRY
+#include "tfm/Target/Native/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+struct TfmBindWeightsPass : tfm::impl::TfmBindWeightsBase<TfmBindWeightsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = findEntry(getOperation(), entry);
+    if (!func || failed(bindWeights(func, file)))
+      signalPassFailure();
+  }
+};
+
+struct TfmPrepareEntryPass
+    : tfm::impl::TfmPrepareEntryBase<TfmPrepareEntryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = findEntry(getOperation(), entry);
+    if (!func)
+      return signalPassFailure();
+    FailureOr<EntrySignature> signature = prepareEntry(func);
+    if (failed(signature))
+      return signalPassFailure();
+    recordEntrySignature(getOperation(), *signature);
+  }
+};
+} // namespace

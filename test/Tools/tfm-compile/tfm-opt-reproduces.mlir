@@ -1,0 +1,56 @@
+// tfm-opt reproduces tfm-compile at every stage: tfm-compile's IR work
+// before lowering is the passes tfm-bind-weights and tfm-prepare-entry, and
+// its pipelines are the registered ones. Each pair of RUN lines must print
+// the same IR (the CPU is set so that tfm-compile's vector width is
+// tfm-opt's default, 512 bits; the GPU kernels are embedded as PTX).
+
+// RUN: tfm-compile %s --emit=mlir --stage=graph --mcpu=skylake-avx512 -o %t.compile.graph
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=graph -o %t.opt.graph
+// RUN: diff -B %t.compile.graph %t.opt.graph
+
+// RUN: tfm-compile %s --emit=mlir --stage=linalg --mcpu=skylake-avx512 -o %t.compile.linalg
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=linalg -o %t.opt.linalg
+// RUN: diff -B %t.compile.linalg %t.opt.linalg
+
+// RUN: tfm-compile %s --emit=mlir --stage=vector --mcpu=skylake-avx512 -o %t.compile.vector
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=vector -o %t.opt.vector
+// RUN: diff -B %t.compile.vector %t.opt.vector
+
+// RUN: tfm-compile %s --emit=mlir --stage=bufferized --mcpu=skylake-avx512 -o %t.compile.bufferized
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=bufferized -o %t.opt.bufferized
+// RUN: diff -B %t.compile.bufferized %t.opt.bufferized
+
+// RUN: tfm-compile %s --emit=mlir --mcpu=skylake-avx512 -o %t.compile.llvm
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline -o %t.opt.llvm
+// RUN: diff -B %t.compile.llvm %t.opt.llvm
+
+// The options reach both: tile sizes and the fusion switch.
+// RUN: tfm-compile %s --emit=mlir --stage=linalg --mcpu=skylake-avx512 --attention-q-tile=4 --attention-kv-tile=8 --no-fusion -o %t.compile.options
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=linalg attention-q-tile=4 attention-kv-tile=8 fusion=false" -o %t.opt.options
+// RUN: diff -B %t.compile.options %t.opt.options
+
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=bufferized -o %t.compile.gpu-bufferized
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=bufferized -o %t.opt.gpu-bufferized
+// RUN: diff -B %t.compile.gpu-bufferized %t.opt.gpu-bufferized
+
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=gpu -o %t.compile.gpu
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=gpu -o %t.opt.gpu
+// RUN: diff -B %t.compile.gpu %t.opt.gpu
+
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=nvvm -o %t.compile.nvvm
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=nvvm -o %t.opt.nvvm
+// RUN: diff -B %t.compile.nvvm %t.opt.nvvm
+
+// And the entry is what both prepare: renamed, with its signature recorded.
+// RUN: FileCheck %s --input-file=%t.opt.graph
+// CHECK: module attributes {tfm.entry_signature = {inputs = [{name = "x", type = tensor<2x8x16xf32>}, {name = "lens", type = tensor<2xi64>}], name = "main", outputs = [{name = "y", type = tensor<2x8x16xf32>}]}}
+// CHECK: func.func @__tfm_entry(
+
+func.func @main(%x: tensor<2x8x16xf32> {tfm.name = "x"},
+                %lens: tensor<2xi64> {tfm.name = "lens"})
+    -> (tensor<2x8x16xf32> {tfm.name = "y"}) {
+  %a = tfm.attention %x, %x, %x valid_lens(%lens) {causal}
+      : (tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2xi64>) -> tensor<2x8x16xf32>
+  %g = tfm.gelu %a : tensor<2x8x16xf32>
+  return %g : tensor<2x8x16xf32>
+}
