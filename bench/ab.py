@@ -122,7 +122,7 @@ def main():
         # Size --bench so that a round takes about a second.
         once = median_latency(exes["old"], inputs, 1, args.threads,
                               outputs["old"])
-        runs = max(1, min(50, int(1000 / max(once, 1e-3))))
+        runs = max(1, min(1000, int(1000 / max(once, 1e-3))))
         times = {"old": [], "new": []}
         for _ in range(args.rounds):
             for side in ("old", "new"):

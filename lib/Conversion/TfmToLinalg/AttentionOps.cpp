@@ -7,8 +7,12 @@
 // - Products and reductions accumulate in f32 when the element type is f16
 //   or bf16 (`getAccumulatorType`), and the result is truncated once at the
 //   end. Softmax statistics (row max, row sum) and the masked scores stay in
-//   the accumulator type; the normalised weights are rounded to the element
-//   type before they multiply the values, as a composition of the ops would.
+//   the accumulator type; in masked_softmax and additive attention the
+//   normalised weights are rounded to the element type before they multiply
+//   the values, as a composition of the ops would.
+// - tfm.attention is not lowered to its arithmetic here: it becomes
+//   tfm.online_attention, whose decomposition holds that arithmetic for the
+//   reference lowering and flash attention alike.
 // - Leading batch dimensions are collapsed into one for `linalg.matmul` /
 //   `linalg.batch_matmul` (rank 2 uses `linalg.matmul`, rank 3 and more
 //   `linalg.batch_matmul`), unless more than one of them is dynamic (see
@@ -18,7 +22,12 @@
 //   dimensions directly.
 // - Transposed operands use the named ops' `indexing_maps`; no transpose is
 //   materialised except by split_heads and merge_heads, whose result is the
-//   transpose.
+//   transpose, and the keys of attention, transposed once.
+//
+// Why one file of over 700 lines: the family's ops share about fifteen
+// builders (contractions, masked scores, softmax, reshapes); moving those
+// into a header of their own would let the file split by op, and is the
+// next step.
 //
 //===----------------------------------------------------------------------===//
 

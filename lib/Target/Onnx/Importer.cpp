@@ -3,6 +3,10 @@
 // The model, the graph, tensors and literals; the ops are in
 // ElementwiseOps.cpp, ShapeOps.cpp and NnOps.cpp.
 //
+// Over 700 lines because decoding tensors (every data type and storage form
+// of TensorProto, external data refused) and literals is one job that every
+// op importer relies on; the ops themselves are already in their own files.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Importer.h"

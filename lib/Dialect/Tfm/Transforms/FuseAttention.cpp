@@ -19,6 +19,11 @@
 // and a rejected candidate is counted once; what a fusion leaves dead is
 // erased afterwards.
 //
+// Why one file of over 700 lines: the backward match is one walk over one
+// candidate, whose steps (softmax forms, masks, scales, reshapes) fill the
+// same candidate state and report into the same statistics and remarks; the
+// file reads top to bottom in the order of that walk.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
