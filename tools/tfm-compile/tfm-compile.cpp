@@ -70,8 +70,12 @@ cl::opt<EmitKind> emitKind(
                clEnumValN(EmitKind::Ptx, "ptx",
                           "the kernels' PTX (--target=nvptx)")),
     cl::cat(category));
-cl::opt<std::string> target("target", cl::desc("Target: cpu or nvptx"),
-                            cl::init("cpu"), cl::cat(category));
+enum class Target { Cpu, Nvptx };
+cl::opt<Target> target(
+    "target", cl::desc("What to compile for"), cl::init(Target::Cpu),
+    cl::values(clEnumValN(Target::Cpu, "cpu", "this machine's CPU (default)"),
+               clEnumValN(Target::Nvptx, "nvptx", "NVIDIA GPUs")),
+    cl::cat(category));
 cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=nvptx, the GPU architecture"),
     cl::init("sm_90"), cl::cat(category));
@@ -80,12 +84,18 @@ cl::opt<std::string> gpuFeatures(
     cl::desc("With --target=nvptx, PTX features (default: the PTX version "
              "the architecture needs, e.g. +ptx80 for sm_90)"),
     cl::cat(category));
-cl::opt<std::string> gpuFormat(
+enum class GpuFormatFlag { Auto, Cubin, Ptx, Fatbin };
+cl::opt<GpuFormatFlag> gpuFormat(
     "gpu-format",
-    cl::desc("With --target=nvptx, how kernels are embedded: cubin (needs "
-             "ptxas), ptx (compiled by the driver at load time), fatbin, or "
-             "auto (cubin where ptxas is found)"),
-    cl::init("auto"), cl::cat(category));
+    cl::desc("With --target=nvptx, how kernels are embedded"),
+    cl::init(GpuFormatFlag::Auto),
+    cl::values(clEnumValN(GpuFormatFlag::Auto, "auto",
+                          "cubin where ptxas is found, else ptx (default)"),
+               clEnumValN(GpuFormatFlag::Cubin, "cubin", "needs ptxas"),
+               clEnumValN(GpuFormatFlag::Ptx, "ptx",
+                          "compiled by the driver at load time"),
+               clEnumValN(GpuFormatFlag::Fatbin, "fatbin", "a fat binary")),
+    cl::cat(category));
 cl::opt<bool> gpuEmulate(
     "gpu-emulate",
     cl::desc("With --target=nvptx, run the kernels on the CPU, one thread "
@@ -184,82 +194,105 @@ LogicalResult reportError(const std::string &message) {
   return failure();
 }
 
+/// Sets the enumerated pipeline option `option` to the value named --stage;
+/// fails naming the stages it accepts.
+template <typename T>
+LogicalResult setStage(mlir::detail::PassOptions::Option<T> &option) {
+  auto &parser = option.getParser();
+  std::string names;
+  for (unsigned i = 0, e = parser.getNumOptions(); i < e; ++i) {
+    if (parser.getOption(i) == stopAfter) {
+      option = static_cast<const cl::OptionValue<T> &>(
+                   parser.getOptionValue(i))
+                   .getValue();
+      return success();
+    }
+    names += (i ? "|" : "") + parser.getOption(i).str();
+  }
+  return reportError("unknown stage '" + stopAfter + "' for --stage (" +
+                     names + ")");
+}
+
 /// Adds the pipeline for --target and --stage to `pm`, or fails with a
-/// diagnostic.
+/// diagnostic. The pipelines' options are the ones `tfm-opt
+/// --tfm-cpu-pipeline` and `--tfm-gpu-pipeline` parse; this sets them from
+/// the flags.
 LogicalResult buildPipeline(PassManager &pm,
                             const llvm::TargetMachine &machine) {
-  bool gpu = target == "nvptx";
-  if (!gpu && target != "cpu")
-    return reportError("unknown target '" + target +
-                       "' (supported: cpu, nvptx)");
+  bool gpu = target == Target::Nvptx;
   if (emitKind == EmitKind::Ptx && !gpu)
     return reportError("--emit=ptx needs --target=nvptx");
-  std::optional<tfm::CpuStage> cpuStage = tfm::parseCpuStage(stopAfter);
-  std::optional<tfm::GpuStage> gpuStage = tfm::parseGpuStage(stopAfter);
-  if (gpu ? !gpuStage : !cpuStage)
-    return reportError("unknown stage '" + stopAfter + "' for --stage (" +
-                (gpu ? tfm::getGpuStageNames() : tfm::getCpuStageNames())
-                    .str() +
-                ")");
-  bool lastStage = gpu ? *gpuStage == tfm::GpuStage::LLVM
-                       : *cpuStage == tfm::CpuStage::LLVM;
-  if (!lastStage && emitKind != EmitKind::Mlir)
-    return reportError("--stage needs --emit=mlir");
 
   if (!gpu) {
-    tfm::CpuPipelineConfig config;
-    config.stopAfter = *cpuStage;
-    config.fusion = !noFusion;
-    config.vectorWidthBits = tfm::getVectorWidthBits(machine);
-    config.attentionQTile = attentionQTile;
-    config.attentionKvTile = attentionKvTile;
-    tfm::buildCpuPipeline(pm, config);
+    tfm::CpuPipelineOptions options;
+    if (failed(setStage(options.stopAfter)))
+      return failure();
+    if (options.stopAfter != tfm::CpuStage::LLVM &&
+        emitKind != EmitKind::Mlir)
+      return reportError("--stage needs --emit=mlir");
+    options.fusion = !noFusion;
+    options.vectorWidthBits = tfm::getVectorWidthBits(machine);
+    options.attentionQTile = attentionQTile;
+    options.attentionKvTile = attentionKvTile;
+    tfm::buildCpuPipeline(pm, options);
     return success();
   }
 
-  tfm::GpuPipelineConfig config;
-  config.stopAfter =
-      emitKind == EmitKind::Ptx ? tfm::GpuStage::Nvvm : *gpuStage;
-  config.fusion = !noFusion;
-  config.chip = gpuArch;
+  tfm::GpuPipelineOptions options;
+  if (failed(setStage(options.stopAfter)))
+    return failure();
+  if (options.stopAfter != tfm::GpuStage::LLVM && emitKind != EmitKind::Mlir)
+    return reportError("--stage needs --emit=mlir");
+  if (emitKind == EmitKind::Ptx)
+    options.stopAfter = tfm::GpuStage::Nvvm;
+  options.fusion = !noFusion;
+  options.chip = gpuArch;
   std::optional<std::string> features =
       gpuFeatures.empty() ? tfm::getDefaultPtxFeatures(gpuArch)
                           : std::optional<std::string>(gpuFeatures);
   if (!features)
     return reportError("unknown GPU architecture '" + gpuArch +
-                "' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)");
-  config.features = *features;
+                       "' for --gpu-arch (expected sm_XX, e.g. sm_90 or "
+                       "sm_90a)");
+  options.features = *features;
   tfm::CudaTools tools = tfm::findCudaTools();
-  config.toolkitPath = tools.prefix;
-  config.libdevice = !tools.prefix.empty();
+  options.toolkit = tools.prefix;
+  options.libdevice = !tools.prefix.empty();
   // Without libdevice, MLIR's NVVM target must not look for one in its
   // default place: an empty CUDA_ROOT tells it there is no toolkit.
-  if (!config.libdevice)
+  if (!options.libdevice)
     ::setenv("CUDA_ROOT", "", /*overwrite=*/1);
-  if (gpuFormat == "auto")
-    config.format = tools.hasPtxas ? "bin" : "isa";
-  else if (gpuFormat == "cubin")
-    config.format = "bin";
-  else if (gpuFormat == "ptx")
-    config.format = "isa";
-  else if (gpuFormat == "fatbin")
-    config.format = "fatbin";
-  else
-    return reportError("unknown --gpu-format '" + gpuFormat +
-                "' (auto, cubin, ptx, fatbin)");
-  if (config.format != "isa" && !tools.hasPtxas)
-    return reportError("--gpu-format=" + gpuFormat +
-                " needs ptxas (not found on PATH or under /usr/local/cuda)");
-  config.optLevel = optLevel;
-  config.blockSize = gpuBlockSize;
-  config.attentionQTile = attentionQTile;
-  config.attentionKvTile = attentionKvTile;
-  config.emulate = gpuEmulate;
-  tfm::buildGpuPipeline(pm, config);
+  switch (gpuFormat) {
+  case GpuFormatFlag::Auto:
+    options.format = tools.hasPtxas ? tfm::GpuFormat::Bin : tfm::GpuFormat::Isa;
+    break;
+  case GpuFormatFlag::Cubin:
+    options.format = tfm::GpuFormat::Bin;
+    break;
+  case GpuFormatFlag::Ptx:
+    options.format = tfm::GpuFormat::Isa;
+    break;
+  case GpuFormatFlag::Fatbin:
+    options.format = tfm::GpuFormat::Fatbin;
+    break;
+  }
+  if (options.format != tfm::GpuFormat::Isa && !tools.hasPtxas)
+    return reportError("--gpu-format=" +
+                       gpuFormat.getParser()
+                           .getOption(static_cast<unsigned>(gpuFormat.getValue()))
+                           .str() +
+                       " needs ptxas (not found on PATH or under "
+                       "/usr/local/cuda)");
+  options.optLevel = optLevel;
+  options.blockSize = gpuBlockSize;
+  options.attentionQTile = attentionQTile;
+  options.attentionKvTile = attentionKvTile;
+  options.emulate = gpuEmulate;
+  tfm::buildGpuPipeline(pm, options);
   if (emitKind == EmitKind::Ptx) {
     GpuModuleToBinaryPassOptions ptx;
     ptx.compilationTarget = "isa";
-    ptx.toolkitPath = config.toolkitPath;
+    ptx.toolkitPath = tools.prefix;
     pm.addPass(createGpuModuleToBinaryPass(ptx));
   }
   return success();
@@ -343,7 +376,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   case EmitKind::Lib: {
     SmallVector<std::string, 2> archives{
         findRuntimeArchive(argv0, "libtfm_runtime.a")};
-    if (target == "nvptx" && !gpuEmulate)
+    if (target == Target::Nvptx && !gpuEmulate)
       archives.push_back(findRuntimeArchive(argv0, "libtfm_gpu_runtime.a"));
     for (const std::string &archive : archives)
       if (!llvm::sys::fs::exists(archive))

@@ -18,24 +18,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
-
-std::optional<CpuStage> tfm::parseCpuStage(StringRef name) {
-  return llvm::StringSwitch<std::optional<CpuStage>>(name)
-      .Case("graph", CpuStage::Graph)
-      .Case("linalg", CpuStage::Linalg)
-      .Case("vector", CpuStage::Vector)
-      .Case("bufferized", CpuStage::Bufferized)
-      .Case("llvm", CpuStage::LLVM)
-      .Default(std::nullopt);
-}
-
-StringRef tfm::getCpuStageNames() {
-  return "graph|linalg|vector|bufferized|llvm";
-}
 
 static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   TfmCpuVectorizeOptions options;
@@ -100,7 +85,7 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm) {
 }
 
 void tfm::buildCpuPipeline(OpPassManager &pm,
-                           const CpuPipelineConfig &config) {
+                           const CpuPipelineOptions &config) {
   buildGraphOptimizerPipeline(pm, config.fusion);
   if (config.stopAfter == CpuStage::Graph)
     return;

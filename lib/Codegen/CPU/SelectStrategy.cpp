@@ -20,17 +20,12 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 namespace {
-struct TfmCpuSelectStrategyPass : tfm::impl::TfmCpuSelectStrategyBase<TfmCpuSelectStrategyPass> {
+struct TfmCpuSelectStrategyPass
+    : tfm::impl::TfmCpuSelectStrategyBase<TfmCpuSelectStrategyPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](OnlineAttentionOp op) {
-      if (getLoweringConfig(op))
-        return;
-      if (LoweringConfigAttr config =
-              getAttentionConfig(op, qTileSize, kvTileSize))
-        setLoweringConfig(op, config);
-    });
+    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize);
   }
 };
 } // namespace

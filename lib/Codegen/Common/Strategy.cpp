@@ -6,8 +6,7 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
-                                           int64_t queryTile,
-                                           int64_t keyTile) {
+                                           int64_t queryTile, int64_t keyTile) {
   ArrayRef<int64_t> query = op.getQuery().getType().getShape();
   ArrayRef<int64_t> keyT = op.getKeyT().getType().getShape();
   if (ShapedType::isDynamicShape(query) || ShapedType::isDynamicShape(keyT))
@@ -26,4 +25,14 @@ LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
                                  {DenseI64ArrayAttr::get(ctx, parallel),
                                   DenseI64ArrayAttr::get(ctx, reduction)},
                                  {});
+}
+
+void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
+                                     int64_t keyTile) {
+  root->walk([&](OnlineAttentionOp op) {
+    if (getLoweringConfig(op))
+      return;
+    if (LoweringConfigAttr config = getAttentionConfig(op, queryTile, keyTile))
+      setLoweringConfig(op, config);
+  });
 }

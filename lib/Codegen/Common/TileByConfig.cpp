@@ -49,8 +49,8 @@ static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
       continue;
     if (*size > sizes[dim] && *size % sizes[dim] != 0) {
       int64_t covered = *size - *size % sizes[dim];
-      auto [main, rest] = linalg::splitOp(rewriter, op, dim,
-                                          rewriter.getIndexAttr(covered));
+      auto [main, rest] =
+          linalg::splitOp(rewriter, op, dim, rewriter.getIndexAttr(covered));
       if (!main || !rest)
         return op->emitOpError("could not be split for tiling");
       if (failed(tileLevel(rewriter, main, config, level)))
@@ -64,8 +64,8 @@ static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
     return tileLevel(rewriter, op, config, level + 1);
   auto loopType = level == 0 ? scf::SCFTilingOptions::LoopType::ForallOp
                              : scf::SCFTilingOptions::LoopType::ForOp;
-  FailureOr<scf::SCFTilingResult> tiled = tileInPlace(
-      rewriter, op, sizes, loopType, config.getInterchange(level));
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileInPlace(rewriter, op, sizes, loopType, config.getInterchange(level));
   if (failed(tiled))
     return op->emitOpError() << "could not be tiled at level " << level;
   for (Operation *tile : tiled->tiledOps)

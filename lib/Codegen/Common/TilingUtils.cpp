@@ -7,11 +7,9 @@
 
 using namespace mlir;
 
-FailureOr<scf::SCFTilingResult>
-tfm::tileInPlace(RewriterBase &rewriter, TilingInterface op,
-                 ArrayRef<int64_t> sizes,
-                 scf::SCFTilingOptions::LoopType loopType,
-                 ArrayRef<int64_t> interchange) {
+FailureOr<scf::SCFTilingResult> tfm::tileInPlace(
+    RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
+    scf::SCFTilingOptions::LoopType loopType, ArrayRef<int64_t> interchange) {
   scf::SCFTilingOptions options;
   options.setTileSizes(getAsIndexOpFoldResult(op.getContext(), sizes));
   options.setLoopType(loopType);
@@ -26,11 +24,9 @@ tfm::tileInPlace(RewriterBase &rewriter, TilingInterface op,
   return tiled;
 }
 
-FailureOr<scf::SCFTilingResult>
-tfm::tileInPlace(RewriterBase &rewriter, linalg::LinalgOp op,
-                 ArrayRef<int64_t> sizes,
-                 scf::SCFTilingOptions::LoopType loopType,
-                 ArrayRef<int64_t> interchange) {
+FailureOr<scf::SCFTilingResult> tfm::tileInPlace(
+    RewriterBase &rewriter, linalg::LinalgOp op, ArrayRef<int64_t> sizes,
+    scf::SCFTilingOptions::LoopType loopType, ArrayRef<int64_t> interchange) {
   return tileInPlace(rewriter, cast<TilingInterface>(op.getOperation()), sizes,
                      loopType, interchange);
 }

@@ -28,21 +28,9 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
-
-std::optional<GpuStage> tfm::parseGpuStage(StringRef name) {
-  return llvm::StringSwitch<std::optional<GpuStage>>(name)
-      .Case("graph", GpuStage::Graph)
-      .Case("linalg", GpuStage::Linalg)
-      .Case("bufferized", GpuStage::Bufferized)
-      .Case("gpu", GpuStage::Gpu)
-      .Case("nvvm", GpuStage::Nvvm)
-      .Case("llvm", GpuStage::LLVM)
-      .Default(std::nullopt);
-}
 
 int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
   StringRef digits = chip;
@@ -63,9 +51,6 @@ int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
   return 48 * 1024;
 }
 
-StringRef tfm::getGpuStageNames() {
-  return "graph|linalg|bufferized|gpu|nvvm|llvm";
-}
 
 /// One-shot bufferization with identity layouts at the function boundary
 /// and results as caller-allocated out-parameters. Nothing is deallocated
@@ -77,12 +62,12 @@ static void buildBufferizationStage(OpPassManager &pm) {
 }
 
 static void buildMappingStage(OpPassManager &pm,
-                              const GpuPipelineConfig &config) {
+                              const GpuPipelineOptions &config) {
   TfmMapToGpuOptions mapping;
   mapping.blockSize = config.blockSize;
   mapping.sharedMemoryBytes = config.sharedMemoryBytes
                                   ? config.sharedMemoryBytes
-                                  : getMaxSharedMemoryPerBlock(config.chip);
+                                  : getMaxSharedMemoryPerBlock(config.chip.getValue());
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -94,7 +79,7 @@ static void buildMappingStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
-static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
+static void buildNvvmStage(OpPassManager &pm, const GpuPipelineOptions &config) {
   // exp, erf and tanh as polynomials, sqrt, fma and floor as PTX
   // instructions: CUDA's libdevice is needed only for the likes of sin, cos
   // and pow (the positional encoding).
@@ -105,8 +90,8 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   pm.addPass(createLowerAffinePass());
 
   GpuNVVMAttachTargetOptions target;
-  target.chip = config.chip;
-  target.features = config.features;
+  target.chip = config.chip.getValue();
+  target.features = config.features.getValue();
   target.optLevel = config.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
@@ -121,14 +106,24 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
 }
 
-static void buildLLVMStage(OpPassManager &pm, const GpuPipelineConfig &config) {
+static void buildLLVMStage(OpPassManager &pm, const GpuPipelineOptions &config) {
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = config.format;
-  binary.toolkitPath = config.toolkitPath;
+  switch (config.format) {
+  case GpuFormat::Isa:
+    binary.compilationTarget = "isa";
+    break;
+  case GpuFormat::Bin:
+    binary.compilationTarget = "bin";
+    break;
+  case GpuFormat::Fatbin:
+    binary.compilationTarget = "fatbin";
+    break;
+  }
+  binary.toolkitPath = config.toolkit.getValue();
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
@@ -138,7 +133,7 @@ static void buildLLVMStage(OpPassManager &pm, const GpuPipelineConfig &config) {
   pm.addPass(createCSEPass());
 }
 
-void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
+void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) {
   buildGraphOptimizerPipeline(pm, config.fusion);
   if (config.stopAfter == GpuStage::Graph)
     return;
@@ -162,7 +157,7 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config) {
     mapping.blockSize = 1;
     mapping.sharedMemoryBytes = config.sharedMemoryBytes
                                     ? config.sharedMemoryBytes
-                                    : getMaxSharedMemoryPerBlock(config.chip);
+                                    : getMaxSharedMemoryPerBlock(config.chip.getValue());
     pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
     pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
     pm.addPass(createCanonicalizerPass());

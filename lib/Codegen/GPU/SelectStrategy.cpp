@@ -1,7 +1,7 @@
 //===- SelectStrategy.cpp - tfm-gpu-select-strategy ---------------------===//
 //
-// Implements `tfm-gpu-select-strategy`: the strategy NVIDIA GPUs code generation
-// applies, chosen per op and recorded as its #tfm.lowering_config.
+// Implements `tfm-gpu-select-strategy`: the strategy NVIDIA GPUs code
+// generation applies, chosen per op and recorded as its #tfm.lowering_config.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,17 +20,12 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 namespace {
-struct TfmGpuSelectStrategyPass : tfm::impl::TfmGpuSelectStrategyBase<TfmGpuSelectStrategyPass> {
+struct TfmGpuSelectStrategyPass
+    : tfm::impl::TfmGpuSelectStrategyBase<TfmGpuSelectStrategyPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation()->walk([&](OnlineAttentionOp op) {
-      if (getLoweringConfig(op))
-        return;
-      if (LoweringConfigAttr config =
-              getAttentionConfig(op, qTileSize, kvTileSize))
-        setLoweringConfig(op, config);
-    });
+    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize);
   }
 };
 } // namespace

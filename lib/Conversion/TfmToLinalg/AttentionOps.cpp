@@ -574,8 +574,8 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
 /// shared by dot-product and additive attention, accumulated in `accType`
 /// and returned in `elementType` with the op's result type.
 static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
-                                    Value scores, Value value,
-                                    Type elementType, Type accType) {
+                                    Value scores, Value value, Type elementType,
+                                    Type accType) {
   Location loc = op->getLoc();
   Value weights = createSoftmax(rewriter, loc, scores, elementType);
   Value result = createBatchedMatmul(rewriter, loc, weights, value,
@@ -690,21 +690,22 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     std::swap(keyDims[newRank - 2], keyDims[newRank - 1]);
     SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, newRank));
     std::swap(perm[newRank - 2], perm[newRank - 1]);
-    Value keyT = linalg::TransposeOp::create(
-                     rewriter, loc, key,
-                     tensor::EmptyOp::create(rewriter, loc, keyDims,
-                                             getTensorType(key).getElementType()),
-                     perm)
-                     ->getResult(0);
+    Value keyT =
+        linalg::TransposeOp::create(
+            rewriter, loc, key,
+            tensor::EmptyOp::create(rewriter, loc, keyDims,
+                                    getTensorType(key).getElementType()),
+            perm)
+            ->getResult(0);
 
     Value mask;
     if (op.getMask())
-      mask = normalize(
-          prepareSharedMask(rewriter, op, /*allOrNone=*/collapse), batchRank);
+      mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
+                       batchRank);
 
     // The state: acc [B..., Sq, Dv], max and sum [B..., Sq].
-    SmallVector<OpFoldResult> rows = getLeadingDims(rewriter, loc, query,
-                                                    newRank - 1);
+    SmallVector<OpFoldResult> rows =
+        getLeadingDims(rewriter, loc, query, newRank - 1);
     SmallVector<OpFoldResult> accDims(rows);
     accDims.push_back(tensor::getMixedSize(rewriter, loc, value, newRank - 1));
     Value acc = createFilledTensor(rewriter, loc, accDims, f32, 0.0);
@@ -712,8 +713,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
                                    -std::numeric_limits<double>::infinity());
     Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
     auto online = OnlineAttentionOp::create(
-        rewriter, loc, acc.getType(), max.getType(), sum.getType(), query,
-        keyT, value, lens, mask, /*query_offset=*/Value(),
+        rewriter, loc, acc.getType(), max.getType(), sum.getType(), query, keyT,
+        value, lens, mask, /*query_offset=*/Value(),
         /*key_offset=*/Value(), acc, max, sum, op.getScaleAttr(),
         op.getCausalAttr());
 
@@ -730,14 +731,13 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         });
     if (collapse) {
       SmallVector<OpFoldResult> outSizes(batchSizes);
-      outSizes.push_back(tensor::getMixedSize(rewriter, loc, op.getQuery(),
-                                              rank - 2));
-      outSizes.push_back(tensor::getMixedSize(rewriter, loc, op.getValue(),
-                                              rank - 1));
+      outSizes.push_back(
+          tensor::getMixedSize(rewriter, loc, op.getQuery(), rank - 2));
+      outSizes.push_back(
+          tensor::getMixedSize(rewriter, loc, op.getValue(), rank - 1));
       if (batchRank == 0)
         out = tensor::CollapseShapeOp::create(
-            rewriter, loc, out,
-            SmallVector<ReassociationIndices>{{0, 1}, {2}});
+            rewriter, loc, out, SmallVector<ReassociationIndices>{{0, 1}, {2}});
       else
         out = expandTo(rewriter, loc, out, getLeadingGroup(batchRank, rank),
                        outSizes);
@@ -787,8 +787,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     if (asIs) {
       if (offset == 0)
         return mask;
-      return expandTo(rewriter, loc, mask,
-                      getLeadingGroup(offset + 1, rank), targetDims);
+      return expandTo(rewriter, loc, mask, getLeadingGroup(offset + 1, rank),
+                      targetDims);
     }
     Value zeros = createFilledTensor(rewriter, loc, targetDims,
                                      rewriter.getF32Type(), 0.0);

@@ -31,7 +31,7 @@ func.func @weighted(%x: tensor<4xf32>, %w: tensor<4xf32> {tfm.weight = "w"}) -> 
 // STAGEEMIT: error: --stage needs --emit=mlir
 
 // RUN: not tfm-compile %s --entry bf16 --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
-// TARGET: error: unknown target 'tpu' (supported: cpu, nvptx)
+// TARGET: tfm-compile: for the --target option: Cannot find option named 'tpu'!
 
 // RUN: not tfm-compile %s --entry weighted --weights %t.missing.safetensors 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: cannot read weights file '{{.*}}missing.safetensors'

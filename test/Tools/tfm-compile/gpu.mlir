@@ -36,7 +36,7 @@
 // RUN: not tfm-compile %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=PTXCPU
 // PTXCPU: error: --emit=ptx needs --target=nvptx
 // RUN: not tfm-compile %s --target=nvptx --gpu-format=sass -o %t 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: error: unknown --gpu-format 'sass' (auto, cubin, ptx, fatbin)
+// FORMAT: tfm-compile: for the --gpu-format option: Cannot find option named 'sass'!
 // RUN: not tfm-compile %s --target=nvptx --emit=mlir --stage=vector 2>&1 | FileCheck %s --check-prefix=STAGE
 // STAGE: error: unknown stage 'vector' for --stage (graph|linalg|bufferized|gpu|nvvm|llvm)
 // Shared memory is the architecture's: 227 KiB on sm_90, 64 KiB on sm_75.

@@ -33,18 +33,19 @@ enum class CpuStage {
   LLVM,
 };
 
-/// Parses a stage name ("graph", "linalg", "vector", "bufferized", "llvm").
-std::optional<CpuStage> parseCpuStage(llvm::StringRef name);
-
-/// Returns the names of all stages, in order, separated by `|`.
-llvm::StringRef getCpuStageNames();
-
+/// Every choice of the CPU pipeline, declared once: `tfm-opt
+/// --tfm-cpu-pipeline="..."` parses them, and tfm-compile sets them from its
+/// flags.
 struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
-  PassOptions::Option<std::string> stopAfter{
-      *this, "stop-after",
-      llvm::cl::desc("Stop after this stage: graph, linalg, vector, "
-                     "bufferized or llvm"),
-      llvm::cl::init("llvm")};
+  PassOptions::Option<CpuStage> stopAfter{
+      *this, "stop-after", llvm::cl::desc("Stop after this stage"),
+      llvm::cl::init(CpuStage::LLVM),
+      llvm::cl::values(
+          clEnumValN(CpuStage::Graph, "graph", "the graph optimizer"),
+          clEnumValN(CpuStage::Linalg, "linalg", "linalg on tensors"),
+          clEnumValN(CpuStage::Vector, "vector", "tiled and vectorized"),
+          clEnumValN(CpuStage::Bufferized, "bufferized", "on buffers"),
+          clEnumValN(CpuStage::LLVM, "llvm", "the LLVM dialect"))};
   PassOptions::Option<bool> fusion{
       *this, "fusion",
       llvm::cl::desc("Run the graph optimizer's fusions (attention, "
@@ -52,11 +53,13 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
-      llvm::cl::desc("Query rows per flash-attention tile (0: automatic)"),
+      llvm::cl::desc("Query rows per flash-attention tile (0: the "
+                     "strategy's choice)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
-      llvm::cl::desc("Keys per flash-attention block (0: automatic)"),
+      llvm::cl::desc("Keys per flash-attention block (0: the strategy's "
+                     "choice)"),
       llvm::cl::init(0)};
   PassOptions::Option<unsigned> vectorWidthBits{
       *this, "vector-width-bits",
@@ -68,18 +71,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 /// dialect.
 void buildCpuLLVMStage(OpPassManager &pm);
 
-/// What tfm-compile and `tfm-cpu-pipeline` let a user choose.
-struct CpuPipelineConfig {
-  CpuStage stopAfter = CpuStage::LLVM;
-  bool fusion = true;
-  unsigned vectorWidthBits = 512;
-  int64_t attentionQTile = 0;
-  int64_t attentionKvTile = 0;
-};
-
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
-/// `config.stopAfter`.
-void buildCpuPipeline(OpPassManager &pm, const CpuPipelineConfig &config);
+/// `options.stopAfter`.
+void buildCpuPipeline(OpPassManager &pm, const CpuPipelineOptions &options);
 
 } // namespace tfm
 } // namespace mlir

@@ -21,6 +21,11 @@ namespace tfm {
 LoweringConfigAttr getAttentionConfig(OnlineAttentionOp op, int64_t queryTile,
                                       int64_t keyTile);
 
+/// Writes getAttentionConfig(op, queryTile, keyTile) on every
+/// tfm.online_attention under `root` that has no config yet.
+void setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
+                                int64_t keyTile);
+
 } // namespace tfm
 } // namespace mlir
 

@@ -20,8 +20,7 @@ namespace tfm {
 /// `loopType`, in the order `interchange` when it is given, and replaces
 /// `op` by the tiled loops. On failure `op` is left as it was.
 FailureOr<scf::SCFTilingResult>
-tileInPlace(RewriterBase &rewriter, TilingInterface op,
-            ArrayRef<int64_t> sizes,
+tileInPlace(RewriterBase &rewriter, TilingInterface op, ArrayRef<int64_t> sizes,
             scf::SCFTilingOptions::LoopType loopType =
                 scf::SCFTilingOptions::LoopType::ForOp,
             ArrayRef<int64_t> interchange = {});

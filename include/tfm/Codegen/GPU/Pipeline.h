@@ -35,20 +35,28 @@ enum class GpuStage {
   LLVM,
 };
 
-std::optional<GpuStage> parseGpuStage(llvm::StringRef name);
+/// How kernels are embedded, as gpu-module-to-binary's `format`.
+enum class GpuFormat { Isa, Bin, Fatbin };
 
 /// The shared memory one block may use on `chip` (sm_XX), in bytes: 227 KiB
 /// on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89, 64 KiB on sm_75;
 /// 48 KiB, what every GPU allows without opting in, for other names.
 int64_t getMaxSharedMemoryPerBlock(llvm::StringRef chip);
-llvm::StringRef getGpuStageNames();
 
+/// Every choice of the GPU pipeline, declared once: `tfm-opt
+/// --tfm-gpu-pipeline="..."` parses them, and tfm-compile --target=nvptx
+/// sets them from its flags and from the CUDA toolkit it finds.
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
-  PassOptions::Option<std::string> stopAfter{
-      *this, "stop-after",
-      llvm::cl::desc("Stop after this stage: graph, linalg, bufferized, gpu, "
-                     "nvvm or llvm"),
-      llvm::cl::init("llvm")};
+  PassOptions::Option<GpuStage> stopAfter{
+      *this, "stop-after", llvm::cl::desc("Stop after this stage"),
+      llvm::cl::init(GpuStage::LLVM),
+      llvm::cl::values(
+          clEnumValN(GpuStage::Graph, "graph", "the graph optimizer"),
+          clEnumValN(GpuStage::Linalg, "linalg", "linalg on tensors"),
+          clEnumValN(GpuStage::Bufferized, "bufferized", "on buffers"),
+          clEnumValN(GpuStage::Gpu, "gpu", "kernels outlined"),
+          clEnumValN(GpuStage::Nvvm, "nvvm", "kernels in NVVM"),
+          clEnumValN(GpuStage::LLVM, "llvm", "kernels embedded"))};
   PassOptions::Option<bool> fusion{
       *this, "fusion", llvm::cl::desc("Run the graph optimizer's fusions"),
       llvm::cl::init(true)};
@@ -58,57 +66,54 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX features, e.g. +ptx80"),
       llvm::cl::init("+ptx80")};
-  PassOptions::Option<std::string> format{
-      *this, "format",
-      llvm::cl::desc("Kernel format: isa (PTX), bin (cubin, needs ptxas) or "
-                     "fatbin"),
-      llvm::cl::init("isa")};
+  PassOptions::Option<GpuFormat> format{
+      *this, "format", llvm::cl::desc("How kernels are embedded"),
+      llvm::cl::init(GpuFormat::Isa),
+      llvm::cl::values(
+          clEnumValN(GpuFormat::Isa, "isa", "PTX"),
+          clEnumValN(GpuFormat::Bin, "bin", "cubin (needs ptxas)"),
+          clEnumValN(GpuFormat::Fatbin, "fatbin", "a fat binary"))};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("The CUDA toolkit, for ptxas and libdevice (empty: "
+                     "MLIR's default)"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> libdevice{
+      *this, "libdevice",
+      llvm::cl::desc("Whether CUDA's libdevice can be linked; without it, a "
+                     "kernel that needs one of its functions is an error"),
+      llvm::cl::init(true)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level of the kernels"),
+      llvm::cl::init(3)};
   PassOptions::Option<int64_t> blockSize{
       *this, "block-size", llvm::cl::desc("Threads per block"),
       llvm::cl::init(128)};
+  PassOptions::Option<int64_t> sharedMemoryBytes{
+      *this, "shared-memory-bytes",
+      llvm::cl::desc("Shared memory a block may use (0: the chip's limit)"),
+      llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionQTile{
       *this, "attention-q-tile",
-      llvm::cl::desc("Query rows per flash-attention block (0: automatic)"),
+      llvm::cl::desc("Query rows per flash-attention block (0: the "
+                     "strategy's choice)"),
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> attentionKvTile{
       *this, "attention-kv-tile",
-      llvm::cl::desc("Keys per flash-attention step (0: automatic)"),
+      llvm::cl::desc("Keys per flash-attention step (0: the strategy's "
+                     "choice)"),
       llvm::cl::init(0)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
-      llvm::cl::desc("Run the kernels as loops on the CPU, one thread per "
-                     "block (for testing the mapping without a GPU)"),
+      llvm::cl::desc("Map with one thread per block, then run the launches "
+                     "as loops on the CPU (the GPU mapping, tested without a "
+                     "GPU); the stages after gpu are the CPU's"),
       llvm::cl::init(false)};
 };
 
-/// What tfm-compile and `tfm-gpu-pipeline` let a user choose.
-struct GpuPipelineConfig {
-  GpuStage stopAfter = GpuStage::LLVM;
-  bool fusion = true;
-  std::string chip = "sm_90";
-  std::string features = "+ptx80";
-  /// "isa", "bin" or "fatbin", as gpu-module-to-binary's `format`.
-  std::string format = "isa";
-  /// The CUDA toolkit (for ptxas and libdevice); empty: MLIR's default.
-  std::string toolkitPath;
-  /// Whether CUDA's libdevice can be linked; without it, a kernel that
-  /// needs one of its functions (sin, cos, pow, ...) is an error.
-  bool libdevice = true;
-  unsigned optLevel = 3;
-  int64_t blockSize = 128;
-  /// Shared memory a block may use; 0: the limit of `chip`.
-  int64_t sharedMemoryBytes = 0;
-  int64_t attentionQTile = 0;
-  int64_t attentionKvTile = 0;
-  /// Map to the GPU with one thread per block, then run the launches as
-  /// loops on the CPU (tfm-emulate-gpu-on-cpu): the GPU mapping, tested
-  /// without a GPU. The stages after `gpu` are the CPU's.
-  bool emulate = false;
-};
-
 /// The whole GPU pipeline, from tfm to the LLVM dialect with the kernels
-/// embedded, stopping after `config.stopAfter`.
-void buildGpuPipeline(OpPassManager &pm, const GpuPipelineConfig &config);
+/// embedded, stopping after `options.stopAfter`.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
 
 } // namespace tfm
 } // namespace mlir

@@ -95,8 +95,7 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       isPermutation &= v == static_cast<int64_t>(i);
     if (!isPermutation)
       return emitError() << "expected the interchange of level " << level
-                         << " to be a permutation of the " << loops
-                         << " loops";
+                         << " to be a permutation of the " << loops << " loops";
   }
   return success();
 }

@@ -57,24 +57,25 @@ LogicalResult OnlineAttentionOp::verify() {
     return failure();
   ArrayRef<int64_t> batch = q.getShape().drop_back(2);
   if (Value lens = getValidLens())
-    if (failed(verifyValidLens(*this, {"valid_lens", lens}, batch,
-                               q.getDim(-2))))
+    if (failed(
+            verifyValidLens(*this, {"valid_lens", lens}, batch, q.getDim(-2))))
       return failure();
   if (Value maskValue = getMask()) {
     NamedValue mask{"mask", maskValue};
     if (failed(verifyRank(*this, mask, rank, "[batch..., queries, keys]")) ||
-        failed(verifyDim(*this, mask, -2, q.getDim(-2), "query's query count")) ||
+        failed(
+            verifyDim(*this, mask, -2, q.getDim(-2), "query's query count")) ||
         failed(verifyDim(*this, mask, -1, k.getDim(-1), "key_t's key count")))
       return failure();
     for (int64_t i = 0; i < batchRank; ++i)
-      if (mask.getDim(i) != 1 && failed(verifyDim(*this, mask, i, batch[i],
-                                                  "1 or the batch size")))
+      if (mask.getDim(i) != 1 &&
+          failed(verifyDim(*this, mask, i, batch[i], "1 or the batch size")))
         return failure();
   }
   if (static_cast<bool>(getQueryOffset()) != static_cast<bool>(getKeyOffset()))
     return emitOpError("expected both offsets or neither");
-  if (FloatAttr scale = getScaleAttr(); scale &&
-                                        !std::isfinite(scale.getValueAsDouble()))
+  if (FloatAttr scale = getScaleAttr();
+      scale && !std::isfinite(scale.getValueAsDouble()))
     return emitOpError() << "expected a finite scale, found "
                          << scale.getValueAsDouble();
   return success();
@@ -175,10 +176,11 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
 
   Value validLens;
   if (Value lens = getValidLens()) {
-    bool perQuery = cast<RankedTensorType>(lens.getType()).getRank() == rank - 1;
-    validLens = perQuery ? sliceWithBatch(lens, {tile.queryOffset},
-                                          {tile.querySize})
-                         : sliceWithBatch(lens, {}, {});
+    bool perQuery =
+        cast<RankedTensorType>(lens.getType()).getRank() == rank - 1;
+    validLens = perQuery
+                    ? sliceWithBatch(lens, {tile.queryOffset}, {tile.querySize})
+                    : sliceWithBatch(lens, {}, {});
   }
   Value mask;
   if (Value fullMask = getMask()) {
@@ -196,8 +198,8 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
   }
 
   Value queryOffset, keyOffset;
-  bool atOrigin = isZeroInteger(tile.queryOffset) &&
-                  isZeroInteger(tile.keyOffset);
+  bool atOrigin =
+      isZeroInteger(tile.queryOffset) && isZeroInteger(tile.keyOffset);
   if (getQueryOffset() || !atOrigin) {
     queryOffset = addOffset(b, loc, getQueryOffset(), tile.queryOffset);
     keyOffset = addOffset(b, loc, getKeyOffset(), tile.keyOffset);
@@ -211,8 +213,7 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
   for (Value v : {query, keyT, value, validLens, mask, acc, max, sum})
     if (v)
       slices.push_back(v.getDefiningOp());
-  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()),
-                      slices};
+  return TilingResult{{tiled}, SmallVector<Value>(tiled->getResults()), slices};
 }
 
 LogicalResult OnlineAttentionOp::getResultTilePosition(
@@ -338,8 +339,7 @@ public:
 
 /// Drops the leading `count` dimensions of `v`, all of size 1, with a
 /// rank-reducing slice; null stays null.
-static Value dropUnitBatch(OpBuilder &b, Location loc, Value v,
-                           int64_t count) {
+static Value dropUnitBatch(OpBuilder &b, Location loc, Value v, int64_t count) {
   if (!v || count == 0)
     return v;
   auto type = cast<RankedTensorType>(v.getType());
@@ -486,8 +486,8 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
               col = arith::AddIOp::create(nb, nloc, col, keyOffset);
           }
           if (lensArg >= 0) {
-            Value len = arith::IndexCastOp::create(
-                nb, nloc, nb.getIndexType(), args[lensArg]);
+            Value len = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
+                                                   args[lensArg]);
             Value past = arith::CmpIOp::create(
                 nb, nloc, arith::CmpIPredicate::sge, col, len);
             x = arith::SelectOp::create(nb, nloc, past,
@@ -531,13 +531,14 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
     Value correction = update.getResult(0), newMax = update.getResult(1);
 
     // p = exp(s - m')
-    Value probs = sb.generic(
-        ValueRange{masked, newMax}, sb.empty({rows, keys}),
-        {scoreMap, rowMap, scoreMap}, sb.iterators(2, false),
-        [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          Value d = arith::SubFOp::create(nb, nloc, args[0], args[1]);
-          return math::ExpOp::create(nb, nloc, d);
-        });
+    Value probs =
+        sb.generic(ValueRange{masked, newMax}, sb.empty({rows, keys}),
+                   {scoreMap, rowMap, scoreMap}, sb.iterators(2, false),
+                   [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+                     Value d =
+                         arith::SubFOp::create(nb, nloc, args[0], args[1]);
+                     return math::ExpOp::create(nb, nloc, d);
+                   });
     // l' = l · correction + rowsum(p)
     Value scaledSum = sb.generic(
         ValueRange{correction}, sum, {rows1, rows1}, sb.iterators(1, false),
@@ -545,15 +546,13 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
           return arith::MulFOp::create(nb, nloc, args[1], args[0]);
         });
     Value newSum = sb.generic(
-        ValueRange{probs}, scaledSum, {scoreMap, rowMap},
-        sb.iterators(2, true),
+        ValueRange{probs}, scaledSum, {scoreMap, rowMap}, sb.iterators(2, true),
         [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
           return arith::AddFOp::create(nb, nloc, args[0], args[1]);
         });
     // acc' = acc · correction + p · V
     Value scaledAcc = sb.generic(
-        ValueRange{correction}, acc, {rowMap, scoreMap},
-        sb.iterators(2, false),
+        ValueRange{correction}, acc, {rowMap, scoreMap}, sb.iterators(2, false),
         [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
           return arith::MulFOp::create(nb, nloc, args[1], args[0]);
         });
@@ -576,8 +575,7 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
   } else {
     state = buildStep();
   }
-  return SmallVector<Value>{
-      restoreUnitBatch(b, loc, state[0], getAcc(), drop),
-      restoreUnitBatch(b, loc, state[1], getMax(), drop),
-      restoreUnitBatch(b, loc, state[2], getSum(), drop)};
+  return SmallVector<Value>{restoreUnitBatch(b, loc, state[0], getAcc(), drop),
+                            restoreUnitBatch(b, loc, state[1], getMax(), drop),
+                            restoreUnitBatch(b, loc, state[2], getSum(), drop)};
 }
