@@ -23,9 +23,17 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
-  TfmCpuVectorizeOptions options;
-  options.vectorWidthBits = vectorWidthBits;
-  pm.addPass(createTfmCpuVectorize(options));
+  // Aggregate ops such as linalg.softmax become the linalg ops they are
+  // made of, which are tiled like any other.
+  pm.addPass(createTfmDecomposeAggregates());
+  TfmCpuSelectVectorStrategyOptions strategy;
+  strategy.vectorWidthBits = vectorWidthBits;
+  pm.addPass(createTfmCpuSelectVectorStrategy(strategy));
+  pm.addPass(createTfmTileByConfig());
+  pm.addPass(createCanonicalizerPass());
+  TfmCpuVectorizeOptions vectorize;
+  vectorize.vectorWidthBits = vectorWidthBits;
+  pm.addPass(createTfmCpuVectorize(vectorize));
   pm.addPass(createCanonicalizerPass());
   // Accumulator tiles become loop-carried vectors, i.e. registers.
   pm.addPass(createLoopInvariantSubsetHoistingPass());

@@ -1,11 +1,12 @@
 //===- GpuPipeline.cpp - tfm to NVVM kernels and a host that runs them -===//
-//-===//
 //
 // The stages after the shared graph optimizer and linalg lowering:
 //
 //   bufferized   one-shot bufferization; results become out-parameters
-//   gpu          tfm-map-to-gpu (tiles to blocks, loops to threads, device
-//                buffers), kernels outlined, host calls made asynchronous
+//   gpu          tfm-gpu-promote-operands (shared-memory staging),
+//                tfm-map-to-gpu (tiles to blocks, loops to threads),
+//                tfm-gpu-place-buffers (device buffers), kernels outlined,
+//                host calls made asynchronous
 //   nvvm         kernels lowered to the NVVM dialect with their target
 //   llvm         kernels compiled by LLVM's NVPTX backend (and ptxas for
 //                cubin), embedded; the host lowered to the LLVM dialect
@@ -61,14 +62,28 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+/// Operands staged in shared memory, loops mapped to blocks and threads,
+/// buffers placed on the device, with `blockSize` threads per block.
+static void buildMappingPasses(OpPassManager &pm,
+                               const GpuPipelineOptions &config,
+                               int64_t blockSize) {
+  int64_t sharedMemoryBytes =
+      config.sharedMemoryBytes
+          ? config.sharedMemoryBytes
+          : getMaxSharedMemoryPerBlock(config.chip.getValue());
+  TfmGpuPromoteOperandsOptions promotion;
+  promotion.sharedMemoryBytes = sharedMemoryBytes;
+  pm.addNestedPass<func::FuncOp>(createTfmGpuPromoteOperands(promotion));
+  TfmMapToGpuOptions mapping;
+  mapping.blockSize = blockSize;
+  mapping.sharedMemoryBytes = sharedMemoryBytes;
+  pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+  pm.addNestedPass<func::FuncOp>(createTfmGpuPlaceBuffers());
+}
+
 static void buildMappingStage(OpPassManager &pm,
                               const GpuPipelineOptions &config) {
-  TfmMapToGpuOptions mapping;
-  mapping.blockSize = config.blockSize;
-  mapping.sharedMemoryBytes = config.sharedMemoryBytes
-                                  ? config.sharedMemoryBytes
-                                  : getMaxSharedMemoryPerBlock(config.chip.getValue());
-  pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+  buildMappingPasses(pm, config, config.blockSize);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGpuKernelOutliningPass());
@@ -144,21 +159,13 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) 
   if (config.attentionKvTile > 0)
     strategy.kvTileSize = config.attentionKvTile;
   buildTfmToLinalgStage(pm, createTfmGpuSelectStrategy(strategy));
-  // Matmuls in output tiles, one block each (attention is tiled already).
-  pm.addNestedPass<func::FuncOp>(createTfmGpuTileContractions());
-  pm.addPass(createCanonicalizerPass());
   if (config.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationStage(pm);
   if (config.stopAfter == GpuStage::Bufferized)
     return;
   if (config.emulate) {
-    TfmMapToGpuOptions mapping;
-    mapping.blockSize = 1;
-    mapping.sharedMemoryBytes = config.sharedMemoryBytes
-                                    ? config.sharedMemoryBytes
-                                    : getMaxSharedMemoryPerBlock(config.chip.getValue());
-    pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
+    buildMappingPasses(pm, config, /*blockSize=*/1);
     pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
     pm.addPass(createCanonicalizerPass());
     if (config.stopAfter >= GpuStage::Nvvm)

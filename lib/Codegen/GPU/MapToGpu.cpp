@@ -12,11 +12,16 @@
 //   other memory writes       one thread
 //
 // The input's linalg ops are turned into loops first (parallel loops for
-// their parallel dimensions), so that the rules above see only loops.
+// their parallel dimensions), so that the rules above see only loops. Which
+// operands a block stages in shared memory is tfm-gpu-promote-operands's
+// choice, made before; which buffers the device gets copies of is
+// tfm-gpu-place-buffers's, made after.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/GPU/Passes.h"
+
+#include "SharedMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,8 +34,6 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/MapVector.h"
 
 namespace mlir {
 namespace tfm {
@@ -40,6 +43,7 @@ namespace tfm {
 } // namespace mlir
 
 using namespace mlir;
+using namespace mlir::tfm;
 
 namespace {
 
@@ -57,22 +61,6 @@ bool writesMemory(Operation *op) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
-}
-
-/// Whether anything accesses `buffer`, or a view of it, with `Effect` (a
-/// read or a write). After the loop lowering, accesses are loads and
-/// stores.
-template <typename Effect> bool isAccessed(Value buffer) {
-  for (OpOperand &use : buffer.getUses()) {
-    Operation *user = use.getOwner();
-    if (auto view = dyn_cast<ViewLikeOpInterface>(user))
-      if (view.getViewSource() == buffer &&
-          llvm::any_of(user->getResults(), isAccessed<Effect>))
-        return true;
-    if (mightHaveEffect<Effect>(user, buffer))
-      return true;
-  }
-  return false;
 }
 
 /// Whether `op` may read or write memory.
@@ -146,70 +134,10 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
   return launch;
 }
 
-/// The bytes of one element of `type` on the GPU (index is 64-bit there).
-int64_t getElementBytes(MemRefType type) {
-  Type element = type.getElementType();
-  return element.isIndex()
-             ? 8
-             : llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-}
 
-/// Whether a block-local buffer of `type` can live in shared memory.
-bool fitsSharedMemory(MemRefType type) {
-  return type.hasStaticShape() && type.getLayout().isIdentity() &&
-         type.getElementType().isIntOrIndexOrFloat();
-}
 
-/// The buffers a tile loop allocates for the whole block (not inside a
-/// parallel loop, where they would be per iteration).
-SmallVector<Operation *> getBlockBuffers(scf::ForallOp forall) {
-  SmallVector<Operation *> buffers;
-  forall.getBody()->walk([&](Operation *op) {
-    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
-        !op->getParentOfType<scf::ParallelOp>())
-      buffers.push_back(op);
-  });
-  return buffers;
-}
 
-/// The buffer `view` is a view of, following view-like ops.
-Value getRootBuffer(Value view) {
-  while (auto op = view.getDefiningOp<ViewLikeOpInterface>())
-    view = op.getViewSource();
-  return view;
-}
 
-/// Where to stage `operand` of `op` in shared memory: before the outermost
-/// loop inside `forall` that neither defines it nor writes the buffer it
-/// views, so that an operand that does not change from step to step (flash
-/// attention's query tile) is copied once rather than at every step.
-Operation *getStagingPoint(Operation *op, Value operand, scf::ForallOp forall) {
-  Value root = getRootBuffer(operand);
-  auto writesRoot = [&](scf::ForOp loop) {
-    WalkResult result = loop.getBody()->walk([&](Operation *nested) {
-      auto effects = dyn_cast<MemoryEffectOpInterface>(nested);
-      if (!effects)
-        return WalkResult::advance();
-      SmallVector<MemoryEffects::EffectInstance> instances;
-      effects.getEffects<MemoryEffects::Write>(instances);
-      for (const MemoryEffects::EffectInstance &effect : instances)
-        if (!effect.getValue() || getRootBuffer(effect.getValue()) == root)
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    return result.wasInterrupted();
-  };
-  Operation *point = op;
-  for (auto loop = op->getParentOfType<scf::ForOp>();
-       loop && forall->isProperAncestor(loop);
-       loop = loop->getParentOfType<scf::ForOp>()) {
-    if (loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
-        writesRoot(loop))
-      break;
-    point = loop;
-  }
-  return point;
-}
 
 //===----------------------------------------------------------------------===//
 // The pass
@@ -221,11 +149,9 @@ struct TfmMapToGpuPass : tfm::impl::TfmMapToGpuBase<TfmMapToGpuPass> {
 
 private:
   LogicalResult lowerLinalgToLoops(func::FuncOp func);
-  LogicalResult moveBuffersToDevice(func::FuncOp func);
   LogicalResult mapTopLevelOp(Operation *op);
   void mapParallelLoop(scf::ParallelOp loop);
   void mapSequentialOp(Operation *op);
-  void promoteOperands(scf::ForallOp forall);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
 };
@@ -239,7 +165,19 @@ void TfmMapToGpuPass::runOnOperation() {
                      "one block");
     return signalPassFailure();
   }
-  if (failed(lowerLinalgToLoops(func)) || failed(moveBuffersToDevice(func)))
+  // Buffers are the host's business (tfm-gpu-place-buffers), except those a
+  // tile loop allocates, which become the block's shared memory.
+  WalkResult nestedAlloc = func.walk([&](Operation *op) {
+    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
+        !isa<func::FuncOp>(op->getParentOp()) &&
+        !op->getParentOfType<scf::ForallOp>()) {
+      op->emitOpError("allocates a buffer inside control flow outside a "
+                      "tile loop, which the GPU mapping does not support");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (nestedAlloc.wasInterrupted() || failed(lowerLinalgToLoops(func)))
     return signalPassFailure();
 
   SmallVector<Operation *> topLevel;
@@ -254,7 +192,6 @@ void TfmMapToGpuPass::runOnOperation() {
 /// loops over its parallel dimensions around sequential ones over its
 /// reductions.
 LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
-  func.walk([&](scf::ForallOp forall) { promoteOperands(forall); });
   IRRewriter rewriter(func.getContext());
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
@@ -294,117 +231,6 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
   return success();
 }
 
-/// Gives every buffer the device uses a device copy: arguments and
-/// constants are copied in on entry, results copied back before returning,
-/// and host allocations become device allocations freed on return.
-LogicalResult TfmMapToGpuPass::moveBuffersToDevice(func::FuncOp func) {
-  Block &entry = func.getBody().front();
-  auto returnOp = cast<func::ReturnOp>(entry.getTerminator());
-  Location loc = func.getLoc();
-  OpBuilder b(func.getContext());
-  b.setInsertionPointToStart(&entry);
-  SmallVector<Value> toFree;
-
-  // A device buffer shaped like `host`, filled from it unless `copyIn` is
-  // false. The ops that read `host` to make it are recorded in `staging`.
-  SmallPtrSet<Operation *, 8> staging;
-  auto makeDeviceCopy = [&](Value host, bool copyIn = true) -> Value {
-    auto type = cast<MemRefType>(host.getType());
-    SmallVector<Value> sizes;
-    for (auto [i, size] : llvm::enumerate(type.getShape()))
-      if (ShapedType::isDynamic(size))
-        sizes.push_back(memref::DimOp::create(b, loc, host, i));
-    for (Value size : sizes)
-      staging.insert(size.getDefiningOp());
-    Value device = gpu::AllocOp::create(b, loc, type, Type(), ValueRange{},
-                                        sizes, ValueRange{})
-                       .getMemref();
-    if (copyIn)
-      staging.insert(
-          gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, device, host));
-    toFree.push_back(device);
-    return device;
-  };
-
-  // Arguments: a device copy each, copied in unless only written (the
-  // results), copied back when written.
-  SmallVector<std::pair<Value, Value>> copyBack;
-  for (BlockArgument arg : func.getArguments()) {
-    auto type = dyn_cast<MemRefType>(arg.getType());
-    if (!type)
-      continue;
-    if (!type.getLayout().isIdentity())
-      return func.emitOpError("argument #")
-             << arg.getArgNumber()
-             << " has a non-identity layout, which the GPU mapping cannot "
-                "copy to the device";
-    bool written = isAccessed<MemoryEffects::Write>(arg);
-    bool read = isAccessed<MemoryEffects::Read>(arg);
-    Value device = makeDeviceCopy(arg, /*copyIn=*/read || !written);
-    arg.replaceUsesWithIf(device, [&](OpOperand &use) {
-      return !staging.contains(use.getOwner());
-    });
-    if (written)
-      copyBack.emplace_back(arg, device);
-  }
-
-  // Constants: one device copy per global.
-  llvm::MapVector<StringAttr, Value> globals;
-  SmallVector<memref::GetGlobalOp> getGlobals;
-  func.walk([&](memref::GetGlobalOp op) { getGlobals.push_back(op); });
-  for (memref::GetGlobalOp op : getGlobals) {
-    StringAttr name = op.getNameAttr().getAttr();
-    auto [it, inserted] = globals.try_emplace(name, Value());
-    if (inserted) {
-      Value host =
-          memref::GetGlobalOp::create(b, loc, op.getType(), op.getNameAttr());
-      it->second = makeDeviceCopy(host);
-    }
-    op.replaceAllUsesWith(it->second);
-    op.erase();
-  }
-
-  // Allocations: on the device, freed on return.
-  SmallVector<Operation *> allocs;
-  for (Operation &op : entry)
-    if (isa<memref::AllocOp, memref::AllocaOp>(op))
-      allocs.push_back(&op);
-  for (Operation *op : allocs) {
-    b.setInsertionPoint(op);
-    auto type = cast<MemRefType>(op->getResult(0).getType());
-    Value device =
-        gpu::AllocOp::create(b, op->getLoc(), type, Type(), ValueRange{},
-                             op->getOperands(), ValueRange{})
-            .getMemref();
-    op->getResult(0).replaceAllUsesWith(device);
-    op->erase();
-    toFree.push_back(device);
-  }
-  WalkResult nestedAlloc = func.walk([&](Operation *op) {
-    // Device buffers are freed on return; tiles' buffers are shared memory.
-    if (isa<memref::DeallocOp>(op)) {
-      op->erase();
-      return WalkResult::skip();
-    }
-    if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
-        !op->getParentOfType<scf::ForallOp>()) {
-      op->emitOpError("allocates a buffer inside control flow outside a "
-                      "tile loop, which the GPU mapping does not support");
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  if (nestedAlloc.wasInterrupted())
-    return failure();
-
-  b.setInsertionPoint(returnOp);
-  for (auto [host, device] : copyBack)
-    gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, host, device);
-  for (Value device : toFree)
-    gpu::DeallocOp::create(b, loc, Type(), ValueRange{}, device);
-  return success();
-}
-
 LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
   if (auto forall = dyn_cast<scf::ForallOp>(op))
     return mapBlockLoop(forall);
@@ -414,8 +240,12 @@ LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
     mapParallelLoop(loop);
     return success();
   }
-  if (isa<gpu::GPUDialect>(op->getDialect()) || isa<func::ReturnOp>(op) ||
-      isa<memref::GetGlobalOp>(op) || !touchesMemory(op))
+  // Buffers, constants and their lifetimes stay on the host, for
+  // tfm-gpu-place-buffers.
+  if (isa<gpu::GPUDialect>(op->getDialect()) ||
+      isa<func::ReturnOp, memref::GetGlobalOp, memref::AllocOp,
+          memref::AllocaOp, memref::DeallocOp>(op) ||
+      !touchesMemory(op))
     return success();
   if (!writesMemory(op) || op->getNumResults() != 0) {
     // A read of device memory whose value the host needs.
@@ -455,52 +285,6 @@ void TfmMapToGpuPass::mapSequentialOp(Operation *op) {
   gpu::LaunchOp launch = createLaunch(b, loc, {constantIndex(b, loc, 1)},
                                       constantIndex(b, loc, 1));
   op->moveBefore(launch.getBody().front().getTerminator());
-}
-
-/// Stages the global-memory operands of the contractions in a tile loop
-/// through shared memory: each becomes a copy into a block-local buffer
-/// (which the mapping puts in shared memory) that the contraction then
-/// reads, so that the block reads each element from global memory once
-/// instead of once per use. In flash attention these are the key and value
-/// tiles of each step, and the query tile. Operands are staged while the
-/// block's buffers fit in shared memory, largest reuse first.
-void TfmMapToGpuPass::promoteOperands(scf::ForallOp forall) {
-  int64_t used = 0;
-  for (Operation *buffer : getBlockBuffers(forall)) {
-    auto type = cast<MemRefType>(buffer->getResult(0).getType());
-    if (!fitsSharedMemory(type))
-      return; // mapBlockLoop reports it.
-    used += type.getNumElements() * getElementBytes(type);
-  }
-  SmallVector<linalg::LinalgOp> contractions;
-  forall.getBody()->walk([&](linalg::LinalgOp op) {
-    if (op.getNumReductionLoops() > 0 && op.hasPureBufferSemantics())
-      contractions.push_back(op);
-  });
-  for (linalg::LinalgOp op : contractions) {
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      auto type = dyn_cast<MemRefType>(input->get().getType());
-      if (!type || !type.hasStaticShape() ||
-          !type.getElementType().isIntOrIndexOrFloat() || type.getRank() == 0)
-        continue;
-      // Already block-local (a tile buffer), or defined inside the tile.
-      Operation *root = getRootBuffer(input->get()).getDefiningOp();
-      if (root && forall->isProperAncestor(root) &&
-          isa<memref::AllocOp, memref::AllocaOp>(root))
-        continue;
-      int64_t bytes = type.getNumElements() * getElementBytes(type);
-      if (used + bytes > sharedMemoryBytes)
-        continue;
-      used += bytes;
-      OpBuilder b(getStagingPoint(op, input->get(), forall));
-      auto staged = memref::AllocOp::create(
-          b, op.getLoc(),
-          MemRefType::get(type.getShape(), type.getElementType()));
-      linalg::CopyOp::create(b, op.getLoc(), ValueRange{input->get()},
-                             ValueRange{staged.getResult()});
-      input->set(staged);
-    }
-  }
 }
 
 /// One block per iteration of `forall`; its body distributed over the

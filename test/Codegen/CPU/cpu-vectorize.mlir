@@ -1,82 +1,79 @@
-// RUN: tfm-opt %s --tfm-cpu-vectorize -split-input-file | FileCheck %s
+// RUN: tfm-opt %s --tfm-cpu-vectorize -split-input-file -verify-diagnostics | FileCheck %s
 
-// A matmul with a row-major right operand is split into parallel column
-// panels (an scf.forall over 768 / 128 = 6 panels), each tiled into 8x32
-// register tiles with a peeled remainder of 5 rows, and a reduction loop of
-// step 1 around a vector multiply-add of the register tile.
+// A tile of static shape is vectorized whole, whatever its sizes.
 
-// CHECK-LABEL: func.func @matmul
-// CHECK: scf.forall (%{{.*}}) = (0) to (768) step (128)
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c32
-// CHECK:     scf.for %{{.*}} = %{{.*}} to %c192 step %c8
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x32xf32>)
-// CHECK:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
-// CHECK:         arith.mulf {{.*}} : vector<8x32x1xf32>
-// CHECK:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
-// CHECK:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
-// CHECK-NOT: linalg.matmul
-func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
-                  %c: tensor<197x768xf32>) -> tensor<197x768xf32> {
-  %0 = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x768xf32>)
-      outs(%c : tensor<197x768xf32>) -> tensor<197x768xf32>
-  return %0 : tensor<197x768xf32>
+// CHECK-LABEL: func.func @static_tile
+//       CHECK:   vector.transfer_read {{.*}} : tensor<5x3xf32>, vector<5x3xf32>
+//       CHECK:   math.exp {{.*}} : vector<5x3xf32>
+//       CHECK:   vector.transfer_write {{.*}} : vector<5x3xf32>, tensor<5x3xf32>
+//   CHECK-NOT:   linalg.generic
+func.func @static_tile(%x: tensor<5x3xf32>, %y: tensor<5x3xf32>) -> tensor<5x3xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<5x3xf32>) outs(%y : tensor<5x3xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<5x3xf32>
+  return %0 : tensor<5x3xf32>
 }
 
 // -----
 
-// linalg.softmax is decomposed into its reductions and elementwise ops,
-// which are vectorized like any other linalg op.
+// A tile of dynamic shape, as tiling a loop of dynamic size makes it, is
+// vectorized with masks to the vector shape: one register of 16 f32 along
+// the innermost loop, one row.
 
-// CHECK-LABEL: func.func @softmax
-// CHECK-NOT: linalg.softmax
-// CHECK: vector.multi_reduction <maxnumf>
-// CHECK: math.exp {{.*}} : vector<1x16xf32>
-// CHECK: vector.multi_reduction <add>
-// CHECK: arith.divf {{.*}} : vector<1x16xf32>
-func.func @softmax(%x: tensor<3x21xf32>) -> tensor<3x21xf32> {
-  %e = tensor.empty() : tensor<3x21xf32>
-  %s = linalg.softmax dimension(1) ins(%x : tensor<3x21xf32>)
-      outs(%e : tensor<3x21xf32>) -> tensor<3x21xf32>
-  return %s : tensor<3x21xf32>
+// CHECK-LABEL: func.func @dynamic_tile
+//       CHECK:   vector.create_mask {{.*}} : vector<1x16xi1>
+//       CHECK:   vector.mask {{.*}} vector.transfer_read {{.*}} : tensor<1x?xf32>, vector<1x16xf32>
+//       CHECK:   math.exp {{.*}} : vector<1x16xf32>
+func.func @dynamic_tile(%x: tensor<1x?xf32>, %y: tensor<1x?xf32>, %i: index, %n: index) -> tensor<1x?xf32> {
+  %size = affine.min affine_map<(d0)[s0] -> (16, s0 - d0)>(%i)[%n]
+  %xs = tensor.extract_slice %x[0, %i] [1, %size] [1, 1] : tensor<1x?xf32> to tensor<1x?xf32>
+  %ys = tensor.extract_slice %y[0, %i] [1, %size] [1, 1] : tensor<1x?xf32> to tensor<1x?xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%xs : tensor<1x?xf32>) outs(%ys : tensor<1x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<1x?xf32>
+  return %0 : tensor<1x?xf32>
 }
 
 // -----
 
-// A linear on a [B, S, K] input whose reshape was folded into the product
-// (two m dimensions) still takes the micro-kernel: the outer m dimension is
-// iterated like a batch.
+// Ops on boolean tensors stay scalar: vectors of i1 are bit-packed in
+// memory, scalar i1 loads and stores are not.
 
-// CHECK-LABEL: func.func @matmul_two_m_dims
-// CHECK: scf.forall (%{{.*}}) = (0) to (64) step (32)
-// CHECK:       scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x8x32xf32>)
-// CHECK-NOT: vector.multi_reduction <add>, {{.*}} : vector<1x1x1x16xf32>
-func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
-                             %y: tensor<1x9x64xf32>) -> tensor<1x9x64xf32> {
-  %0 = linalg.generic {
-      indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
-                       affine_map<(b, m, n, k) -> (k, n)>,
-                       affine_map<(b, m, n, k) -> (b, m, n)>],
-      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
-      ins(%x, %w : tensor<1x9x16xf32>, tensor<16x64xf32>)
-      outs(%y : tensor<1x9x64xf32>) {
-  ^bb0(%a: f32, %b: f32, %c: f32):
-    %p = arith.mulf %a, %b : f32
-    %s = arith.addf %c, %p : f32
-    linalg.yield %s : f32
-  } -> tensor<1x9x64xf32>
-  return %0 : tensor<1x9x64xf32>
+// CHECK-LABEL: func.func @boolean
+//       CHECK:   linalg.generic
+//   CHECK-NOT:   vector.transfer_read
+func.func @boolean(%x: tensor<4x8xi1>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xi1>) outs(%y : tensor<4x8xf32>) {
+  ^bb0(%a: i1, %b: f32):
+    %f = arith.uitofp %a : i1 to f32
+    linalg.yield %f : f32
+  } -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
 }
 
 // -----
 
-// A batched matmul runs its batches in parallel.
+// A tile of dynamic shape that the vector shape may not cover (a strategy
+// set by hand, or none) is left for the loop lowering, with a remark.
 
-// CHECK-LABEL: func.func @batch_matmul
-// CHECK: scf.forall (%{{.*}}) in (12)
-// CHECK:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x8x32xf32>)
-func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
-                        %c: tensor<12x16x32xf32>) -> tensor<12x16x32xf32> {
-  %0 = linalg.batch_matmul ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
-      outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
-  return %0 : tensor<12x16x32xf32>
+func.func @unbounded(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  // expected-remark @below {{not vectorized: its tile of dynamic shape may exceed the vector shape; lowered to loops}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%y : tensor<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }

@@ -1,5 +1,6 @@
 // RUN: tfm-opt %s --tfm-gpu-select-strategy -split-input-file | FileCheck %s
-// RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8" -split-input-file | FileCheck %s --check-prefix=OPTIONS
+// RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8 contraction-tile=16" -split-input-file | FileCheck %s --check-prefix=OPTIONS
+// RUN: tfm-opt %s --tfm-gpu-select-strategy --tfm-tile-by-config -split-input-file | FileCheck %s --check-prefix=TILED
 
 // The default strategy of flash attention: (1 batch, 32 queries) tiles in
 // parallel, blocks of 64 keys; the options change the sizes, which are
@@ -37,4 +38,74 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
       outs(%acc, %max, %sum : tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
       : tensor<?x8x16xf32>, tensor<?x16x8xf32>, tensor<?x8x16xf32> -> tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
   return %r#0 : tensor<?x8x16xf32>
+}
+
+// -----
+
+// A matmul at the top level of a function: 32 x 32 output tiles, one block
+// each (`contraction-tile` changes the size). Applied, the 16 columns that
+// 32 does not divide are split off into tiles of their own, so that every
+// tile has a static shape and `tfm-map-to-gpu` can stage its operands in
+// shared memory.
+
+// CHECK-LABEL: func.func @matmul(
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0]]>}
+// OPTIONS-LABEL: func.func @matmul(
+//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0]]
+// TILED-LABEL: func.func @matmul(
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
+//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x96xf32>, tensor<96x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 16) step (32, 16)
+//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x96xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80xf32>) -> tensor<64x80xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) -> tensor<64x80xf32>
+  return %0 : tensor<64x80xf32>
+}
+
+// -----
+
+// A batched matmul: one batch element and one output tile per block.
+
+// CHECK-LABEL: func.func @batch_matmul(
+//       CHECK:   tile_sizes = {{\[}}[1, 32, 32, 0]]
+// TILED-LABEL: func.func @batch_matmul(
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (8, 64, 64) step (1, 32, 32)
+//       TILED:     linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x32x16xf32>, tensor<1x16x32xf32>) outs(%{{.*}} : tensor<1x32x32xf32>)
+func.func @batch_matmul(%a: tensor<8x64x16xf32>, %b: tensor<8x16x64xf32>, %c: tensor<8x64x64xf32>) -> tensor<8x64x64xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<8x64x16xf32>, tensor<8x16x64xf32>) outs(%c : tensor<8x64x64xf32>) -> tensor<8x64x64xf32>
+  return %0 : tensor<8x64x64xf32>
+}
+
+// -----
+
+// Two batch dimensions would need a fourth grid dimension: no config, as for
+// ops that are not contractions and contractions inside a tile (flash
+// attention's products).
+
+// CHECK-LABEL: func.func @two_batch_dims(
+//   CHECK-NOT:   lowering_config
+// CHECK-LABEL: func.func @nested(
+//   CHECK-NOT:   lowering_config
+func.func @two_batch_dims(%a: tensor<2x4x8x16xf32>, %b: tensor<2x4x16x8xf32>, %c: tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, h, m, n, k) -> (b, h, m, k)>, affine_map<(b, h, m, n, k) -> (b, h, k, n)>, affine_map<(b, h, m, n, k) -> (b, h, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%a, %b : tensor<2x4x8x16xf32>, tensor<2x4x16x8xf32>) outs(%c : tensor<2x4x8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<2x4x8x8xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(b, h, m, n) -> (b, h, m, n)>, affine_map<(b, h, m, n) -> (b, h, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%0 : tensor<2x4x8x8xf32>) outs(%c : tensor<2x4x8x8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %e = math.exp %x : f32
+    linalg.yield %e : f32
+  } -> tensor<2x4x8x8xf32>
+  return %1 : tensor<2x4x8x8xf32>
+}
+func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80xf32>) -> tensor<64x80xf32> {
+  %0 = scf.forall (%i) in (2) shared_outs(%out = %c) -> (tensor<64x80xf32>) {
+    %r = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) -> tensor<64x80xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %out[0, 0] [64, 80] [1, 1] : tensor<64x80xf32> into tensor<64x80xf32>
+    }
+  }
+  return %0 : tensor<64x80xf32>
 }

@@ -33,13 +33,6 @@ func.func @host_read(%x: memref<4xindex>, %y: memref<?xf32>) {
 
 // -----
 
-// expected-error @below {{argument #0 has a non-identity layout, which the GPU mapping cannot copy to the device}}
-func.func @strided(%x: memref<4xf32, strided<[2]>>) {
-  return
-}
-
-// -----
-
 func.func @four_dimensional(%x: memref<2x2x2x2xf32>) {
   // expected-error @below {{has 4 dimensions; a GPU grid has at most 3}}
   scf.forall (%i, %j, %k, %l) in (2, 2, 2, 2) {

@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu),canonicalize,cse)" --split-input-file | FileCheck %s
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands,tfm-map-to-gpu,tfm-gpu-place-buffers),canonicalize,cse)" --split-input-file | FileCheck %s
 
 // An elementwise op: one launch with a thread per element, 128 per block
 // over the linearized iteration space. The input is copied to the device;

@@ -5,15 +5,46 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
-  let summary = "Tile linalg ops on tensors and vectorize every tile";
+def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
+  let summary = "Choose the CPU's register tiles and vector shapes, as "
+                "#tfm.lowering_config";
   let description = [{
-    The CPU code generator's generic path. Every linalg op on tensors is
-    tiled with `scf.for` loops so that a tile spans `vector-width` elements
-    of the innermost loop and one element of every other loop, and the tile
-    is vectorized with the vector dialect. Sizes that are not a multiple of
-    the vector width, and dynamic sizes, are handled by masked vectors, so
-    every shape gets vector code.
+    The strategy of the CPU's vector stage, written on every linalg op on
+    tensors that has no `lowering_config` yet (one set by hand is kept) and
+    applied by `tfm-tile-by-config`; `tfm-cpu-vectorize` then vectorizes the
+    tiles.
+
+    - A matmul, batched or not, whose right operand is row-major gets the
+      register-blocked micro-kernel, in three levels: the parallel tiles
+      (one batch element each when there are two or more, else column
+      panels of one to four register tiles that divide the columns into two
+      or more), register tiles of Mr x Nr (Nr two vector registers wide, Mr
+      8 rows with AVX-512's 32 registers and 6 with AVX2's 16) with the
+      column loop outermost, and the reduction one step at a time. The
+      pipeline then keeps each accumulator tile in registers
+      (loop-invariant-subset-hoisting): one broadcast FMA per row, register
+      and step.
+    - Every other op is tiled to one vector register along its innermost
+      loop and one iteration of every other loop.
+  }];
+  let options = [
+    Option<"vectorWidthBits", "vector-width-bits", "unsigned",
+           /*default=*/"512",
+           "Width of the target's vector registers in bits (512 for "
+           "AVX-512, 256 for AVX2)">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
+def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
+  let summary = "Vectorize every linalg op on tensors";
+  let description = [{
+    Turns every linalg op on tensors, by now a tile cut by
+    `tfm-tile-by-config`, into vector-dialect code. A tile of static shape is
+    vectorized whole; a tile of dynamic shape is vectorized with masks to
+    the vector shape `tfm-cpu-select-vector-strategy` gives such an op. Ops
+    on boolean (i1) tensors stay scalar: vectors of i1 are bit-packed in
+    memory, scalar i1 values are not.
 
     An op the vectorizer rejects is left as it is for the loop lowering, with
     a remark.
@@ -26,7 +57,6 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
-    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
   ];

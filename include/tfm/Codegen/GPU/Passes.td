@@ -5,9 +5,36 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
+                                 "::mlir::func::FuncOp"> {
+  let summary = "Stage the operands of a tile's contractions through block "
+                "buffers";
+  let description = [{
+    In every `scf.forall` tile loop of a bufferized function, each
+    global-memory operand of a contraction (flash attention's query, key and
+    value tiles; a matmul tile's rows and columns) of static shape is
+    copied into a buffer the tile allocates, which `tfm-map-to-gpu` puts in
+    the block's shared memory: the block then reads each element from
+    global memory once instead of once per use. The copy is hoisted out of
+    the loops inside the tile that do not change the operand, so that the
+    query tile is copied once per block rather than once per key block.
+    Operands are staged in program order while the tile's buffers fit in
+    `shared-memory-bytes`; the others are read from global memory.
+  }];
+  let options = [
+    Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
+           /*default=*/"49152",
+           "Shared memory a block may use, in bytes">,
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Map a bufferized function onto the GPU: tiles to blocks, "
-                "loops to threads, buffers to device memory";
+                "loops to threads, tile buffers to shared memory";
   let description = [{
     The GPU code generator's mapping step. Its input is a bufferized function
     whose linalg ops are still ops (they become loops here) and whose tiled
@@ -19,18 +46,17 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       iteration. Inside the block, every parallel loop is spread over the
       block's threads (a thread-strided loop over its linearized iteration
       space) between `gpu.barrier`s; other code that writes memory runs on
-      thread 0; buffers allocated inside the block live in the block's
-      dynamic shared memory (`gpu.dynamic_shared_memory`), so the block's
-      tiles never leave the multiprocessor. The global-memory operands of
-      the contractions in the tile (flash attention's query, key and value
-      tiles) are staged through shared memory too, while they fit.
+      thread 0; buffers allocated inside the block (its tiles, and the
+      operands `tfm-gpu-promote-operands` staged) live in the block's
+      dynamic shared memory (`gpu.dynamic_shared_memory`), so they never
+      leave the multiprocessor.
     - Any other top-level parallel loop (an elementwise op, a matmul, a
       normalization's rows) becomes one launch with one thread per
       iteration; sequential code that writes memory runs in a launch of one
       thread.
-    - The host keeps allocation and views only. Arguments and constants get
-      device copies on entry, buffers are `gpu.alloc`ed, and the arguments
-      the function writes (its results) are copied back before it returns.
+
+    The host keeps allocation, constants and views, for
+    `tfm-gpu-place-buffers`.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"128",
@@ -48,12 +74,33 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TfmGpuPlaceBuffers : Pass<"tfm-gpu-place-buffers",
+                              "::mlir::func::FuncOp"> {
+  let summary = "Give the buffers a mapped function's launches use device "
+                "copies";
+  let description = [{
+    Runs after `tfm-map-to-gpu`, when every access to memory is inside a
+    `gpu.launch`. Each argument gets a device buffer (`gpu.alloc`), copied
+    in on entry unless the launches only write it, and copied back before
+    returning if they write it (the results); each constant
+    (`memref.get_global`) gets one device copy; the host's allocations
+    become device allocations. Every device buffer is freed on return, and
+    the function's own deallocations are dropped. An argument with a
+    non-identity layout, or an allocation inside control flow on the host,
+    is an error.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> {
   let summary = "Run the GPU mapping's launches as loops on the CPU "
                 "(testing only)";
   let description = [{
     Turns the `gpu.launch` regions that `tfm-map-to-gpu{block-size=1}`
-    produces into loops over the grid that the CPU pipeline can compile:
+    (and `tfm-gpu-place-buffers`) produce into loops over the grid that the CPU pipeline can compile:
     block ids become induction variables, the one thread's id is 0, shared
     memory (workgroup attributions or dynamic shared memory) becomes a stack
     buffer per block, barriers disappear, and device
@@ -81,30 +128,6 @@ def TfmMergeGpuModules : Pass<"tfm-merge-gpu-modules", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
-def TfmGpuTileContractions : Pass<"tfm-gpu-tile-contractions",
-                                  "::mlir::func::FuncOp"> {
-  let summary = "Tile contractions into output tiles for GPU blocks";
-  let description = [{
-    Every contraction on tensors at the top level of a function (a matmul,
-    a batched matmul, a linear layer's product) becomes an `scf.forall`
-    over `tile-size` x `tile-size` tiles of its output (and one batch
-    element at a time), which `tfm-map-to-gpu` maps to one block per tile.
-    Inside a block, the tile's rows of the left operand and columns of the
-    right one are staged through shared memory, so that each element read
-    from global memory serves a whole row or column of the tile instead of
-    one output. Contractions that would need more than three grid
-    dimensions are left alone.
-  }];
-  let options = [
-    Option<"tileSize", "tile-size", "int64_t", /*default=*/"32",
-           "Rows and columns of an output tile">,
-  ];
-  let dependentDialects = [
-    "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect",
-  ];
-}
-
 def TfmGpuNativeMath : Pass<"tfm-gpu-native-math"> {
   let summary = "Define the libdevice functions that PTX has instructions "
                 "for";
@@ -129,23 +152,38 @@ def TfmGpuNativeMath : Pass<"tfm-gpu-native-math"> {
 }
 
 def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
-  let summary = "Choose how NVIDIA GPUs tiles each op, as a #tfm.lowering_config";
+  let summary = "Choose how NVIDIA GPUs tile each op, as a "
+                "#tfm.lowering_config";
   let description = [{
     Writes a `lowering_config` on every op that code generation tiles and
     transforms nothing: `tfm-tile-by-config` applies it. An op that already
     has a config (set by hand, to try another strategy) keeps it.
 
-    `tfm.online_attention` of static shape: Query tiles of 32 rows, one block each, and key blocks of 64, staged
-    through shared memory by `tfm-map-to-gpu`. Tile sizes are clamped to
-    the sizes they tile. Attention of dynamic shape gets no config and is
-    decomposed untiled.
+    - `tfm.online_attention` of static shape: query tiles of `q-tile` rows,
+      one block each, and blocks of `kv-tile` keys, staged through shared
+      memory by `tfm-map-to-gpu`. Attention of dynamic shape gets no config
+      and is decomposed untiled.
+    - A contraction at the top level of a function (a linear layer's
+      product, a batched matmul): output tiles of `contraction-tile` rows
+      and columns, one batch element at a time, one block each; inside a
+      block the tile's rows of the left operand and columns of the right one
+      are staged through shared memory, so that each element read from
+      global memory serves a whole row or column of the tile. A contraction
+      whose batch, row and column loops would need more than the three
+      dimensions of a grid gets no config.
+
+    Tile sizes are clamped to the sizes they tile.
   }];
   let options = [
     Option<"qTileSize", "q-tile", "int64_t", /*default=*/"32",
            "Query rows per attention tile">,
     Option<"kvTileSize", "kv-tile", "int64_t", /*default=*/"64",
            "Keys per attention block">,
+    Option<"contractionTileSize", "contraction-tile", "int64_t",
+           /*default=*/"32",
+           "Rows and columns of a contraction's output tile">,
   ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
 }
 
 #endif // TFM_CODEGEN_GPU_PASSES_TD

@@ -3,7 +3,7 @@
 // The syntax and verifier of the code generation strategy attribute:
 //
 //   #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 0, 64]],
-//                        interchange = [[0, 1, 2], [0, 1, 2]]>
+//                        interchange = [[], [2, 0, 1]]>
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,7 +77,7 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "expected at least one level of tile sizes";
   size_t loops = tileSizes.front().size();
   for (auto [level, sizes] : llvm::enumerate(tileSizes)) {
-    if (sizes.size() != loops)
+    if (static_cast<size_t>(sizes.size()) != loops)
       return emitError() << "expected " << loops << " tile sizes at level "
                          << level << ", found " << sizes.size();
     if (llvm::any_of(sizes.asArrayRef(), [](int64_t s) { return s < 0; }))
@@ -88,6 +88,8 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << tileSizes.size() << " levels, found "
                        << interchange.size();
   for (auto [level, order] : llvm::enumerate(interchange)) {
+    if (order.empty()) // The natural order.
+      continue;
     SmallVector<int64_t> sorted(order.asArrayRef());
     llvm::sort(sorted);
     bool isPermutation = sorted.size() == loops;

@@ -57,8 +57,9 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
   let description = [{
     A code generation strategy, written on an op as its `lowering_config`
     attribute by a target's strategy selection (`tfm-cpu-select-strategy`,
-    `tfm-gpu-select-strategy`) or by hand, and applied by
-    `tfm-tile-by-config`, which chooses nothing itself.
+    `tfm-cpu-select-vector-strategy`, `tfm-gpu-select-strategy`) or by
+    hand, and applied by `tfm-tile-by-config`, which chooses nothing
+    itself.
 
     `tile_sizes` holds one list per tiling level, each with one size per
     loop of the op's iteration space (`TilingInterface`), 0 for a loop that
@@ -69,12 +70,19 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
       `scf.for` loops.
     Where a size does not divide its loop, the remainder is split off first
     so that every tile has a static shape. `interchange`, if given, orders
-    the loops of each level (outermost first).
+    the loops of each level (outermost first); `[]` keeps a level's loops in
+    their natural order.
 
     ```mlir
     // Flash attention: (batch, 32 queries) tiles in parallel, then blocks
     // of 64 keys.
     #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 0, 64]]>
+
+    // A CPU matmul (m, n, k) micro-kernel: 128-column panels in parallel,
+    // 8x32 register tiles with the column loop outermost, then the
+    // reduction one step at a time.
+    #tfm.lowering_config<tile_sizes = [[0, 128, 0], [8, 32, 0], [0, 0, 1]],
+                         interchange = [[], [1, 0, 2], []]>
     ```
   }];
   let parameters = (ins

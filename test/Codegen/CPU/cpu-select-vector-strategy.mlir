@@ -1,0 +1,112 @@
+// RUN: tfm-opt %s --tfm-cpu-select-vector-strategy -split-input-file | FileCheck %s
+// RUN: tfm-opt %s --tfm-cpu-select-vector-strategy=vector-width-bits=256 -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: tfm-opt %s --tfm-cpu-select-vector-strategy --tfm-tile-by-config --canonicalize --tfm-cpu-vectorize -split-input-file | FileCheck %s --check-prefix=TILED
+
+// A matmul with a row-major right operand gets the micro-kernel: parallel
+// column panels of 128 (768 / 128 = 6 panels), 8x32 register tiles with the
+// column loop outermost, and the reduction one step at a time. With AVX2's
+// 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the 5
+// rows that 8 does not divide are split off into a tile of their own.
+
+// CHECK-LABEL: func.func @matmul
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], []]>}
+// AVX2-LABEL: func.func @matmul
+//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
+
+// TILED-LABEL: func.func @matmul
+// TILED: scf.forall (%{{.*}}) = (0) to (768) step (128)
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// TILED:     scf.for %{{.*}} = %{{.*}} to %c192 step %c8
+// TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x32xf32>)
+// TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
+// TILED:         arith.mulf {{.*}} : vector<8x32x1xf32>
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
+// TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
+// TILED-NOT: linalg.matmul
+func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
+                  %c: tensor<197x768xf32>) -> tensor<197x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<197x64xf32>, tensor<64x768xf32>)
+      outs(%c : tensor<197x768xf32>) -> tensor<197x768xf32>
+  return %0 : tensor<197x768xf32>
+}
+
+// -----
+
+// Every other op: one vector along the innermost loop (16 f32 with AVX-512,
+// 8 with AVX2; fewer when the loop is shorter), one iteration of the rest.
+// The 21 columns become a tile of 16 and one of 5, both without masks.
+
+// CHECK-LABEL: func.func @elementwise
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0], [1, 16]]>
+//       CHECK:   linalg.fill {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0], [3]]>
+// AVX2-LABEL: func.func @elementwise
+//       AVX2:   tile_sizes = {{\[}}[0, 0], [1, 8]]
+// TILED-LABEL: func.func @elementwise
+//       TILED:   math.exp {{.*}} : vector<1x16xf32>
+//       TILED:   math.exp {{.*}} : vector<1x5xf32>
+//   TILED-NOT:   vector.mask
+func.func @elementwise(%x: tensor<3x21xf32>, %y: tensor<3x21xf32>,
+                       %z: tensor<3xf32>) -> (tensor<3x21xf32>, tensor<3xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x21xf32>) outs(%y : tensor<3x21xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<3x21xf32>
+  %zero = arith.constant 0.0 : f32
+  %1 = linalg.fill ins(%zero : f32) outs(%z : tensor<3xf32>) -> tensor<3xf32>
+  return %0, %1 : tensor<3x21xf32>, tensor<3xf32>
+}
+
+// -----
+
+// A linear on a [B, S, K] input whose reshape was folded into the product
+// (two m dimensions) still takes the micro-kernel: the outer m dimension is
+// iterated like a batch.
+
+// CHECK-LABEL: func.func @matmul_two_m_dims
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 8, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 2, 1, 3], []]
+// TILED-LABEL: func.func @matmul_two_m_dims
+//       TILED: scf.forall (%{{.*}}) = (0) to (64) step (32)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
+                             %y: tensor<1x9x64xf32>) -> tensor<1x9x64xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                       affine_map<(b, m, n, k) -> (k, n)>,
+                       affine_map<(b, m, n, k) -> (b, m, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<1x9x16xf32>, tensor<16x64xf32>)
+      outs(%y : tensor<1x9x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x9x64xf32>
+  return %0 : tensor<1x9x64xf32>
+}
+
+// -----
+
+// A batched matmul runs its batches in parallel; a strategy set by hand is
+// kept.
+
+// CHECK-LABEL: func.func @batch_matmul
+//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [1, 8, 32, 0], [0, 0, 0, 1]]
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 4, 4, 0]]>
+// TILED-LABEL: func.func @batch_matmul
+//       TILED: scf.forall (%{{.*}}) in (12)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+//       TILED:   tensor.extract_slice {{.*}} to tensor<1x4x4xf32>
+//       TILED:   arith.mulf {{.*}} : vector<1x4x4x64xf32>
+func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
+                        %c: tensor<12x16x32xf32>) -> (tensor<12x16x32xf32>, tensor<12x16x32xf32>) {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
+      outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
+  %1 = linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = [[0, 0, 0, 0], [1, 4, 4, 0]]>}
+      ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
+      outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
+  return %0, %1 : tensor<12x16x32xf32>, tensor<12x16x32xf32>
+}
