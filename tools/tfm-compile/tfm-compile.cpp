@@ -4,11 +4,11 @@
 //               [--target=cpu|nvptx] [--entry NAME] [--weights FILE]
 //               [-O0..3] [--stage=STAGE] [--mcpu=CPU] [--gpu-arch=sm_XX]
 //
-// Parses and verifies a graph file, binds its weights, runs the CPU or GPU
-// pipeline (the ones `tfm-opt --tfm-cpu-pipeline` / `--tfm-gpu-pipeline`
-// run) and emits MLIR at any stage, LLVM IR, the kernels' PTX, an object
-// file, a shared library with a C header, or an executable linked with
-// tfm's runtime.
+// Parses and verifies a graph file, binds its weights, prepares the entry,
+// runs the CPU or GPU pipeline (the ones `tfm-opt --tfm-cpu-pipeline` /
+// `--tfm-gpu-pipeline` run), adds the C entry points, and emits MLIR at any
+// stage, LLVM IR, the kernels' PTX, an object file, a shared library with a
+// C header, or an executable linked with tfm's runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -213,10 +213,10 @@ LogicalResult setStage(mlir::detail::PassOptions::Option<T> &option) {
                      names + ")");
 }
 
-/// Adds the pipeline for --target and --stage to `pm`, or fails with a
-/// diagnostic. The pipelines' options are the ones `tfm-opt
-/// --tfm-cpu-pipeline` and `--tfm-gpu-pipeline` parse; this sets them from
-/// the flags.
+/// Adds the pipeline for --target and --stage to `pm`, and the C entry
+/// points after its last stage, or fails with a diagnostic. The pipelines'
+/// options are the ones `tfm-opt --tfm-cpu-pipeline` and
+/// `--tfm-gpu-pipeline` parse; this sets them from the flags.
 LogicalResult buildPipeline(PassManager &pm,
                             const llvm::TargetMachine &machine) {
   bool gpu = target == Target::Nvptx;
@@ -235,6 +235,8 @@ LogicalResult buildPipeline(PassManager &pm,
     options.attentionQTile = attentionQTile;
     options.attentionKvTile = attentionKvTile;
     tfm::buildCpuPipeline(pm, options);
+    if (options.stopAfter == tfm::CpuStage::LLVM)
+      pm.addPass(tfm::createTfmEmitCInterface());
     return success();
   }
 
@@ -289,6 +291,8 @@ LogicalResult buildPipeline(PassManager &pm,
   options.attentionKvTile = attentionKvTile;
   options.emulate = gpuEmulate;
   tfm::buildGpuPipeline(pm, options);
+  if (options.stopAfter == tfm::GpuStage::LLVM)
+    pm.addPass(tfm::createTfmEmitCInterface());
   if (emitKind == EmitKind::Ptx) {
     GpuModuleToBinaryPassOptions ptx;
     ptx.compilationTarget = "isa";
@@ -317,8 +321,9 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       tfm::createTargetMachine(cpu, optLevel, error);
   if (!machine)
     return fail(error);
-  // The IR work before lowering is passes too: `tfm-opt --tfm-bind-weights
-  // --tfm-prepare-entry --tfm-cpu-pipeline=...` runs what this runs.
+  // The IR work around the pipeline is passes too: `tfm-opt
+  // --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=...
+  // --tfm-emit-c-interface` runs what this runs.
   PassManager pm(&context);
   tfm::TfmBindWeightsOptions weights;
   weights.file = weightsFile;
@@ -350,16 +355,11 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return failed(writeText(
         output, [&](raw_ostream &os) { printPtx(*module, os); }));
 
-  FailureOr<tfm::EntrySignature> signature =
-      tfm::takeEntrySignature(*module);
-  if (failed(signature))
-    return 1;
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);
   if (!llvmModule)
     return fail("cannot translate the lowered module to LLVM IR");
-  tfm::emitEntryPoints(*llvmModule, *signature);
   if (failed(tfm::optimizeModule(*llvmModule, *machine, optLevel, error)))
     return fail(error);
 
@@ -394,6 +394,11 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     if (failed(tfm::linkBinary(kind, object, archives, output, error)))
       return fail(error);
     if (emitKind == EmitKind::Lib) {
+      // tfm-emit-c-interface leaves the signature on the module.
+      FailureOr<tfm::EntrySignature> signature =
+          tfm::readEntrySignature(*module);
+      if (failed(signature))
+        return 1;
       SmallString<128> header(output);
       llvm::sys::path::replace_extension(header, "h");
       if (failed(writeText(header, [&](raw_ostream &os) {

@@ -2,11 +2,11 @@
 
 #include "tfm/Target/Native/EntryPoint.h"
 
+#include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
-#include "llvm/IR/Constants.h"
-#include "llvm/IR/IRBuilder.h"
-#include "llvm/IR/Module.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -154,6 +154,8 @@ void recordEntrySignature(ModuleOp module, const EntrySignature &signature) {
                                specsToAttr(ctx, signature.outputs))}));
 }
 
+/// Reads back the list that specsToAttr wrote; false if `attr` is not one,
+/// or holds a type that prepareEntry would have rejected.
 static bool attrToSpecs(Attribute attr, std::vector<TensorSpec> &specs) {
   auto array = dyn_cast_if_present<ArrayAttr>(attr);
   if (!array)
@@ -164,14 +166,15 @@ static bool attrToSpecs(Attribute attr, std::vector<TensorSpec> &specs) {
     auto type = dict ? dict.getAs<TypeAttr>("type") : TypeAttr();
     auto tensor =
         type ? dyn_cast<RankedTensorType>(type.getValue()) : RankedTensorType();
-    if (!name || !tensor)
+    if (!name || !tensor || !tensor.hasStaticShape() ||
+        getDTypeName(tensor.getElementType()).empty())
       return false;
     specs.push_back({name.str(), tensor});
   }
   return true;
 }
 
-FailureOr<EntrySignature> takeEntrySignature(ModuleOp module) {
+FailureOr<EntrySignature> readEntrySignature(ModuleOp module) {
   auto dict = module->getAttrOfType<DictionaryAttr>(kEntrySignatureAttr);
   EntrySignature signature;
   auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
@@ -181,7 +184,6 @@ FailureOr<EntrySignature> takeEntrySignature(ModuleOp module) {
                                  "tfm-prepare-entry records as '"
                               << kEntrySignatureAttr << "'";
   signature.name = name.str();
-  module->removeAttr(kEntrySignatureAttr);
   return signature;
 }
 
@@ -208,80 +210,125 @@ static std::string signatureText(const EntrySignature &signature) {
   return text;
 }
 
-/// Stores a memref descriptor for the dense row-major buffer `data` of
-/// `type` on the stack and returns a pointer to it.
-static llvm::Value *buildDescriptor(llvm::IRBuilder<> &b, llvm::Value *data,
-                                    RankedTensorType type) {
-  llvm::LLVMContext &ctx = b.getContext();
-  llvm::Type *ptr = b.getPtrTy(), *i64 = b.getInt64Ty();
-  int64_t rank = type.getRank();
-  SmallVector<llvm::Type *> fields{ptr, ptr, i64};
-  if (rank > 0) {
-    fields.push_back(llvm::ArrayType::get(i64, rank));
-    fields.push_back(llvm::ArrayType::get(i64, rank));
-  }
-  auto *descType = llvm::StructType::get(ctx, fields);
-  llvm::Value *desc = b.CreateAlloca(descType);
-  b.CreateStore(data, b.CreateStructGEP(descType, desc, 0));
-  b.CreateStore(data, b.CreateStructGEP(descType, desc, 1));
-  b.CreateStore(b.getInt64(0), b.CreateStructGEP(descType, desc, 2));
-  int64_t stride = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    llvm::Value *sizes = b.CreateStructGEP(descType, desc, 3);
-    llvm::Value *strides = b.CreateStructGEP(descType, desc, 4);
-    auto *arrayType = llvm::ArrayType::get(i64, rank);
-    b.CreateStore(b.getInt64(type.getDimSize(d)),
-                  b.CreateConstGEP2_32(arrayType, sizes, 0, d));
-    b.CreateStore(b.getInt64(stride),
-                  b.CreateConstGEP2_32(arrayType, strides, 0, d));
-    stride *= type.getDimSize(d);
-  }
-  return desc;
+/// Builds, on the stack, the memref descriptor of the dense row-major buffer
+/// `data` of `type` (the layout is the one func-to-llvm gives a memref of
+/// that shape, since `_mlir_ciface_` functions take pointers to it), and
+/// returns a pointer to it.
+static Value buildDescriptor(OpBuilder &b, Location loc,
+                             const LLVMTypeConverter &converter, Value data,
+                             RankedTensorType type) {
+  auto memref = MemRefType::get(type.getShape(), type.getElementType());
+  Value descriptor =
+      MemRefDescriptor::fromStaticShape(b, loc, converter, memref, data);
+  Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(), 1);
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value slot = LLVM::AllocaOp::create(b, loc, ptr, descriptor.getType(), one);
+  LLVM::StoreOp::create(b, loc, descriptor, slot);
+  return slot;
 }
 
-void emitEntryPoints(llvm::Module &module, const EntrySignature &signature) {
-  llvm::LLVMContext &ctx = module.getContext();
-  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
-  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+/// Builds `int32_t <name>(ptr in0, ..., ptr out0, ...)`, which calls
+/// `ciface` with a descriptor of each buffer and returns 0.
+static LLVM::LLVMFuncOp buildTypedEntry(OpBuilder &b, StringRef name,
+                                        LLVM::LLVMFuncOp ciface,
+                                        const EntrySignature &signature,
+                                        const DataLayout &layout) {
+  MLIRContext *ctx = b.getContext();
+  LLVMTypeConverter converter(ctx, LowerToLLVMOptions(ctx, layout));
+  Location loc = ciface.getLoc();
   std::vector<TensorSpec> all = signature.inputs;
   all.insert(all.end(), signature.outputs.begin(), signature.outputs.end());
+  SmallVector<Type> params(all.size(), LLVM::LLVMPointerType::get(ctx));
+  auto type = LLVM::LLVMFunctionType::get(b.getI32Type(), params);
+  auto typed = LLVM::LLVMFuncOp::create(b, loc, name, type);
 
-  // int tfm_<entry>(T *in0, ..., T *out0, ...)
-  SmallVector<llvm::Type *> params(all.size(), ptr);
-  auto *typedType = llvm::FunctionType::get(i32, params, false);
-  auto *typed = llvm::Function::Create(typedType, llvm::Function::ExternalLinkage,
-                                       "tfm_" + signature.name, module);
-  llvm::FunctionCallee impl = module.getOrInsertFunction(
-      std::string("_mlir_ciface_") + kEntrySymbol,
-      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false));
-  {
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", typed));
-    SmallVector<llvm::Value *> descriptors;
-    for (auto [arg, spec] : llvm::zip_equal(typed->args(), all))
-      descriptors.push_back(buildDescriptor(b, &arg, spec.type));
-    b.CreateCall(impl, descriptors);
-    b.CreateRet(b.getInt32(0));
+  OpBuilder body = OpBuilder::atBlockBegin(typed.addEntryBlock(b));
+  SmallVector<Value> descriptors;
+  for (auto [arg, spec] : llvm::zip_equal(typed.getArguments(), all))
+    descriptors.push_back(
+        buildDescriptor(body, loc, converter, arg, spec.type));
+  LLVM::CallOp::create(body, loc, ciface, descriptors);
+  Value ok = LLVM::ConstantOp::create(body, loc, body.getI32Type(), 0);
+  LLVM::ReturnOp::create(body, loc, ValueRange{ok});
+  return typed;
+}
+
+/// Builds `int32_t tfm_run(ptr buffers)`, which calls `typed` with
+/// buffers[0], buffers[1], ... and returns its result.
+static void buildRun(OpBuilder &b, LLVM::LLVMFuncOp typed) {
+  Location loc = typed.getLoc();
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto run = LLVM::LLVMFuncOp::create(
+      b, loc, "tfm_run", LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr}));
+
+  OpBuilder body = OpBuilder::atBlockBegin(run.addEntryBlock(b));
+  Value array = run.getArgument(0);
+  SmallVector<Value> buffers;
+  for (int32_t i = 0, e = typed.getNumArguments(); i < e; ++i) {
+    Value slot = LLVM::GEPOp::create(body, loc, ptr, ptr, array,
+                                     ArrayRef<LLVM::GEPArg>{i});
+    buffers.push_back(LLVM::LoadOp::create(body, loc, ptr, slot));
   }
+  auto call = LLVM::CallOp::create(body, loc, typed, buffers);
+  LLVM::ReturnOp::create(body, loc, call.getResults());
+}
 
-  // int tfm_run(void **buffers)
-  auto *run = llvm::Function::Create(llvm::FunctionType::get(i32, {ptr}, false),
-                                     llvm::Function::ExternalLinkage,
-                                     "tfm_run", module);
-  {
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
-    SmallVector<llvm::Value *> buffers;
-    for (unsigned i = 0; i < all.size(); ++i)
-      buffers.push_back(b.CreateLoad(
-          ptr, b.CreateConstGEP1_32(ptr, run->getArg(0), i)));
-    b.CreateRet(b.CreateCall(typed, buffers));
-  }
+/// Builds `const char tfm_signature[]`, the NUL-terminated signatureText.
+static void buildSignatureGlobal(OpBuilder &b, Location loc,
+                                 const EntrySignature &signature) {
+  std::string text = signatureText(signature);
+  text.push_back('\0');
+  auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
+  LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                         LLVM::Linkage::External, "tfm_signature",
+                         b.getStringAttr(text));
+}
 
-  // const char tfm_signature[]
-  llvm::Constant *text =
-      llvm::ConstantDataArray::getString(ctx, signatureText(signature));
-  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
-                           llvm::GlobalValue::ExternalLinkage, text,
-                           "tfm_signature");
+/// Checks that `ciface`, the C interface of the entry, takes one descriptor
+/// pointer per tensor of `signature` and returns nothing.
+static LogicalResult checkCInterface(LLVM::LLVMFuncOp ciface,
+                                     const EntrySignature &signature) {
+  LLVM::LLVMFunctionType type = ciface.getFunctionType();
+  size_t tensors = signature.inputs.size() + signature.outputs.size();
+  bool pointers = llvm::all_of(type.getParams(), [](Type param) {
+    return isa<LLVM::LLVMPointerType>(param);
+  });
+  if (type.getNumParams() == tensors && pointers &&
+      isa<LLVM::LLVMVoidType>(type.getReturnType()))
+    return success();
+  return ciface.emitError()
+         << "expected @" << ciface.getSymName() << " to take " << tensors
+         << " descriptor pointers (one per input and output of the entry "
+            "signature) and return nothing, found "
+         << type;
+}
+
+LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
+  std::string cifaceName = std::string("_mlir_ciface_") + kEntrySymbol;
+  auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
+  if (!ciface)
+    return module.emitError()
+           << "expected @" << cifaceName
+           << ", the C interface that func-to-llvm generates for the entry "
+              "that tfm-prepare-entry marks; run this pass on the module "
+              "lowered to the LLVM dialect";
+  if (failed(checkCInterface(ciface, signature)))
+    return failure();
+  std::string typedName = "tfm_" + signature.name;
+  for (StringRef name :
+       {StringRef(typedName), StringRef("tfm_run"), StringRef("tfm_signature")})
+    if (Operation *clash = module.lookupSymbol(name))
+      return clash->emitError()
+             << "@" << name
+             << " is a name of the C interface that tfm-emit-c-interface "
+                "adds; the module must not define it";
+
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  LLVM::LLVMFuncOp typed =
+      buildTypedEntry(b, typedName, ciface, signature, DataLayout(module));
+  buildRun(b, typed);
+  buildSignatureGlobal(b, ciface.getLoc(), signature);
+  return success();
 }
 
 /// The C type of `type`'s elements.

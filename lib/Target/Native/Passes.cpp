@@ -1,7 +1,9 @@
-//===- Passes.cpp - tfm-bind-weights and tfm-prepare-entry ----------------===//
+//===- Passes.cpp - The IR work of tfm-compile around its pipeline --------===//
 //
-// The IR work that tfm-compile does before its pipeline, as passes, so that
-// tfm-opt runs (and FileCheck sees) exactly what the driver runs.
+// tfm-bind-weights and tfm-prepare-entry, which tfm-compile runs before its
+// pipeline, and tfm-emit-c-interface, which it runs after: the driver's IR
+// work as passes, so that tfm-opt runs (and FileCheck sees) exactly what the
+// driver runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMBINDWEIGHTS
+#define GEN_PASS_DEF_TFMEMITCINTERFACE
 #define GEN_PASS_DEF_TFMPREPAREENTRY
 #include "tfm/Target/Native/Passes.h.inc"
 } // namespace tfm
@@ -44,6 +47,17 @@ struct TfmPrepareEntryPass
     if (failed(signature))
       return signalPassFailure();
     recordEntrySignature(getOperation(), *signature);
+  }
+};
+
+struct TfmEmitCInterfacePass
+    : tfm::impl::TfmEmitCInterfaceBase<TfmEmitCInterfacePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    FailureOr<EntrySignature> signature = readEntrySignature(getOperation());
+    if (failed(signature) || failed(emitCInterface(getOperation(), *signature)))
+      signalPassFailure();
   }
 };
 } // namespace

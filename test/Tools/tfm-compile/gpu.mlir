@@ -30,6 +30,10 @@
 // GPU:         gpu.dynamic_shared_memory
 
 // EMBEDDED:  gpu.binary @__tfm_entry_kernel {{.*}}assembly = "
+// The host has the C entry points too.
+// EMBEDDED:  llvm.func @tfm_main(
+// EMBEDDED:    llvm.call @_mlir_ciface___tfm_entry(
+// EMBEDDED:  llvm.func @tfm_run(
 
 // RUN: not tfm-compile %s --target=nvptx --gpu-arch=gfx90a -o %t 2>&1 | FileCheck %s --check-prefix=ARCH
 // ARCH: error: unknown GPU architecture 'gfx90a' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)

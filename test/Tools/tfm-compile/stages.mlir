@@ -28,9 +28,14 @@
 // BUFFER: func.func @__tfm_entry(%{{.*}}: memref<3x21xf32>, %{{.*}}: memref<3x21xf32>)
 // BUFFER-NOT: bufferization.to_tensor
 
+// The llvm stage has the C entry points (tfm-emit-c-interface).
+// LLVM-NOT: math.tanh
 // LLVM: llvm.func @__tfm_entry(
 // LLVM: llvm.func @_mlir_ciface___tfm_entry(
-// LLVM-NOT: math.tanh
+// LLVM: llvm.func @tfm_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// LLVM: llvm.call @_mlir_ciface___tfm_entry(
+// LLVM: llvm.func @tfm_run(%{{.*}}: !llvm.ptr) -> i32
+// LLVM: llvm.mlir.global external constant @tfm_signature("tfm-signature-v1\0Ain x f32 3x21\0Aout y f32 3x21\0A\00")
 
 // LLVMIR: @tfm_signature = {{.*}}constant {{.*}} c"tfm-signature-v1\0Ain x f32 3x21\0Aout y f32 3x21\0A\00"
 // LLVMIR: define {{.*}}i32 @tfm_main(ptr {{.*}}, ptr {{.*}})

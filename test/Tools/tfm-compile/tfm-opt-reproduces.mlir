@@ -1,6 +1,7 @@
 // tfm-opt reproduces tfm-compile at every stage: tfm-compile's IR work
-// before lowering is the passes tfm-bind-weights and tfm-prepare-entry, and
-// its pipelines are the registered ones. Each pair of RUN lines must print
+// before lowering is the passes tfm-bind-weights and tfm-prepare-entry,
+// after the llvm stage the pass tfm-emit-c-interface, and its pipelines are
+// the registered ones. Each pair of RUN lines must print
 // the same IR (the CPU is set so that tfm-compile's vector width is
 // tfm-opt's default, 512 bits; the GPU kernels are embedded as PTX).
 
@@ -21,7 +22,7 @@
 // RUN: diff -B %t.compile.bufferized %t.opt.bufferized
 
 // RUN: tfm-compile %s --emit=mlir --mcpu=skylake-avx512 -o %t.compile.llvm
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline -o %t.opt.llvm
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline --tfm-emit-c-interface -o %t.opt.llvm
 // RUN: diff -B %t.compile.llvm %t.opt.llvm
 
 // The options reach both: tile sizes and the fusion switch.
@@ -45,6 +46,12 @@
 // RUN: FileCheck %s --input-file=%t.opt.graph
 // CHECK: module attributes {tfm.entry_signature = {inputs = [{name = "x", type = tensor<2x8x16xf32>}, {name = "lens", type = tensor<2xi64>}], name = "main", outputs = [{name = "y", type = tensor<2x8x16xf32>}]}}
 // CHECK: func.func @__tfm_entry(
+
+// At the llvm stage, both have the C entry points.
+// RUN: FileCheck %s --check-prefix=LLVM --input-file=%t.opt.llvm
+// LLVM: llvm.func @tfm_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
+// LLVM: llvm.func @tfm_run(%{{.*}}: !llvm.ptr) -> i32
+// LLVM: llvm.mlir.global external constant @tfm_signature(
 
 func.func @main(%x: tensor<2x8x16xf32> {tfm.name = "x"},
                 %lens: tensor<2xi64> {tfm.name = "lens"})

@@ -2,9 +2,10 @@
 //
 // tfm-compile compiles one entry function. Before lowering it checks that the
 // entry can cross the boundary of a native binary (static shapes, element
-// types a .npy file can hold) and records its signature; after lowering it
-// adds the C entry points (`tfm_<entry>`, `tfm_run`) and the signature text
-// (`tfm_signature`) that the runtime and the generated C header rely on.
+// types a .npy file can hold) and records its signature (tfm-prepare-entry);
+// after lowering it adds, in the LLVM dialect, the C entry points
+// (`tfm_<entry>`, `tfm_run`) and the signature text (`tfm_signature`) that
+// the runtime and the generated C header rely on (tfm-emit-c-interface).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +17,6 @@
 
 #include <string>
 #include <vector>
-
-namespace llvm {
-class Module;
-} // namespace llvm
 
 namespace mlir {
 namespace tfm {
@@ -59,13 +56,19 @@ constexpr const char *kEntrySignatureAttr = "tfm.entry_signature";
 void recordEntrySignature(mlir::ModuleOp module,
                           const EntrySignature &signature);
 
-/// Reads back, and removes, the signature that recordEntrySignature left
-/// on `module`; emits an error if there is none.
-mlir::FailureOr<EntrySignature> takeEntrySignature(mlir::ModuleOp module);
+/// Reads back the signature that recordEntrySignature left on `module`;
+/// emits an error if there is none.
+mlir::FailureOr<EntrySignature> readEntrySignature(mlir::ModuleOp module);
 
-/// Adds `tfm_<entry>`, `tfm_run` and `tfm_signature` to the translated
-/// module, which must define `_mlir_ciface___tfm_entry`.
-void emitEntryPoints(llvm::Module &module, const EntrySignature &signature);
+/// Adds to `module`, lowered to the LLVM dialect, the C interface of the
+/// binary for `signature`: `int32_t tfm_<entry>(ptr, ...)`, which puts a
+/// memref descriptor for each dense row-major buffer on the stack and calls
+/// `_mlir_ciface___tfm_entry`; `int32_t tfm_run(ptr buffers)`, which calls
+/// it with buffers[0..n); and `const char tfm_signature[]`. Emits an error
+/// if the module lacks `_mlir_ciface___tfm_entry` or already defines one of
+/// these names.
+mlir::LogicalResult emitCInterface(mlir::ModuleOp module,
+                                   const EntrySignature &signature);
 
 /// The C header that declares the entry points of a shared library.
 std::string renderHeader(const EntrySignature &signature,

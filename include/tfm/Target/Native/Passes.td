@@ -32,17 +32,49 @@ def TfmPrepareEntry : Pass<"tfm-prepare-entry", "::mlir::ModuleOp"> {
     `tfm.name`, types) as the module's `tfm.entry_signature`, renames it to
     `@__tfm_entry` (so that a graph's `@main` cannot clash with the
     executable's), asks for its C interface, and makes every other function
-    private. `tfm-compile` runs it before its pipeline and reads the
-    signature back to write the C entry points and the header, so that
+    private. `tfm-compile` runs it before its pipeline, so that
 
         tfm-opt graph.mlir --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=S
 
-    prints what `tfm-compile graph.mlir --emit=mlir --stage=S` does.
+    prints what `tfm-compile graph.mlir --emit=mlir --stage=S` does; after
+    the pipeline, `tfm-emit-c-interface` reads the signature back to write
+    the C entry points.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"",
            "The entry function (default: the only public one, or @main)">,
   ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def TfmEmitCInterface : Pass<"tfm-emit-c-interface", "::mlir::ModuleOp"> {
+  let summary = "Add the C entry points of a native binary";
+  let description = [{
+    Runs on the module lowered to the LLVM dialect, and adds, from the
+    signature that `tfm-prepare-entry` recorded as `tfm.entry_signature`,
+    what the runtime and the C header of a compiled model rely on:
+
+    - `int32_t tfm_<entry>(ptr in0, ..., ptr out0, ...)`, which takes one
+      dense row-major buffer per input, then per output, puts a memref
+      descriptor for each on the stack (both pointers the buffer, offset 0,
+      the static sizes and row-major strides) and calls
+      `_mlir_ciface___tfm_entry`, the C interface that func-to-llvm
+      generates for the entry; it returns 0;
+    - `int32_t tfm_run(ptr buffers)`, which calls `tfm_<entry>` with
+      `buffers[0]`, `buffers[1]`, ...;
+    - `const char tfm_signature[]`, the signature as text (see
+      `runtime/Signature.h`).
+
+    The signature stays on the module, for the driver's C header. A module
+    without the signature or without `_mlir_ciface___tfm_entry`, or one that
+    already defines one of these names, is an error. `tfm-compile` runs it
+    after the last stage of either pipeline, so that
+
+        tfm-opt graph.mlir --tfm-prepare-entry --tfm-cpu-pipeline \
+            --tfm-emit-c-interface
+
+    prints what `tfm-compile graph.mlir --emit=mlir` does.
+  }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
