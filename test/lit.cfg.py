@@ -63,6 +63,27 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# The CUDA toolkit tfm-compile finds (the first of these that holds
+# libdevice), as tfm-gpu-pipeline options, so that a test can run tfm-opt with
+# the options tfm-compile sets on this machine; without one, tfm-compile also
+# empties CUDA_ROOT so that MLIR's NVVM target does not look for one.
+cuda_prefixes = [os.environ.get(v) for v in ("CUDA_HOME", "CUDA_PATH",
+                                              "CUDA_ROOT")]
+cuda_prefixes.append("/usr/local/cuda")
+if shutil.which("ptxas"):
+    cuda_prefixes.append(os.path.dirname(os.path.dirname(
+        os.path.realpath(shutil.which("ptxas")))))
+cuda_prefix = next((p for p in cuda_prefixes if p and os.path.isfile(
+    os.path.join(p, "nvvm", "libdevice", "libdevice.10.bc"))), None)
+if cuda_prefix:
+    config.substitutions.append(("%gpu_toolkit_env", ""))
+    config.substitutions.append(
+        ("%gpu_toolkit_options", "toolkit=%s libdevice=true" % cuda_prefix))
+else:
+    config.substitutions.append(("%gpu_toolkit_env", "env CUDA_ROOT="))
+    config.substitutions.append(
+        ("%gpu_toolkit_options", "toolkit= libdevice=false"))
+
 # The ONNX tests export PyTorch modules with Debian's python3-torch.
 if has_module("torch") and has_module("torchvision"):
     config.available_features.add("torch")

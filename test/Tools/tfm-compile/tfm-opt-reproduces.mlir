@@ -3,7 +3,8 @@
 // after the llvm stage the pass tfm-emit-c-interface, and its pipelines are
 // the registered ones. Each pair of RUN lines must print
 // the same IR (the CPU is set so that tfm-compile's vector width is
-// tfm-opt's default, 512 bits; the GPU kernels are embedded as PTX).
+// tfm-opt's default, 512 bits; the GPU kernels are embedded as PTX, and tfm-opt is given the CUDA
+// toolkit that tfm-compile finds).
 
 // RUN: tfm-compile %s --emit=mlir --stage=graph --mcpu=skylake-avx512 -o %t.compile.graph
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=graph -o %t.opt.graph
@@ -30,6 +31,14 @@
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=linalg attention-q-tile=4 attention-kv-tile=8 fusion=false" -o %t.opt.options
 // RUN: diff -B %t.compile.options %t.opt.options
 
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=graph -o %t.compile.gpu-graph
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=graph -o %t.opt.gpu-graph
+// RUN: diff -B %t.compile.gpu-graph %t.opt.gpu-graph
+
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=linalg -o %t.compile.gpu-linalg
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=linalg -o %t.opt.gpu-linalg
+// RUN: diff -B %t.compile.gpu-linalg %t.opt.gpu-linalg
+
 // RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=bufferized -o %t.compile.gpu-bufferized
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=bufferized -o %t.opt.gpu-bufferized
 // RUN: diff -B %t.compile.gpu-bufferized %t.opt.gpu-bufferized
@@ -39,8 +48,19 @@
 // RUN: diff -B %t.compile.gpu %t.opt.gpu
 
 // RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=nvvm -o %t.compile.nvvm
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=nvvm -o %t.opt.nvvm
+// RUN: %gpu_toolkit_env tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline="stop-after=nvvm %gpu_toolkit_options" -o %t.opt.nvvm
 // RUN: diff -B %t.compile.nvvm %t.opt.nvvm
+
+// The last stage, with the kernels compiled to PTX by LLVM's NVPTX backend
+// (the toolkit options are the ones tfm-compile finds on this machine) and
+// the C entry points. The binary records how long LLVM took to compile it,
+// which is dropped before comparing.
+// RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir | sed -E 's/LLVMIRToISATimeInMs = [0-9]+ : i64, //' > %t.compile.gpu-llvm
+// RUN: %gpu_toolkit_env tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline="format=isa %gpu_toolkit_options" --tfm-emit-c-interface | sed -E 's/LLVMIRToISATimeInMs = [0-9]+ : i64, //' > %t.opt.gpu-llvm
+// RUN: diff -B %t.compile.gpu-llvm %t.opt.gpu-llvm
+// RUN: FileCheck %s --check-prefix=GPU-LLVM --input-file=%t.opt.gpu-llvm
+// GPU-LLVM: gpu.binary @__tfm_entry_kernel
+// GPU-LLVM: llvm.func @tfm_main(
 
 // And the entry is what both prepare: renamed, with its signature recorded.
 // RUN: FileCheck %s --input-file=%t.opt.graph
