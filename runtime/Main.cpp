@@ -1,17 +1,21 @@
 //===- Main.cpp - main() of the executables tfm-compile links -------------===//
 //
-//   ./model [--bench N] [--threads T] -o out0.npy [-o out1.npy ...]
-//           in0.npy [in1.npy ...]
+//   ./model [--bench N] [--threads T] [--profile] -o out0.npy
+//           [-o out1.npy ...] in0.npy [in1.npy ...]
 //
 // Reads one .npy per model input, checks it against the model's signature,
 // runs the model and writes one .npy per output. With --bench N it also runs
 // N timed iterations after a warm-up and prints the min and median latency.
+// With --profile (for models compiled with tfm-compile --profile) it prints
+// the time of each kernel over those runs (or over one run after the
+// warm-up, without --bench), slowest first.
 // Bad arguments and bad inputs exit with code 2, with a message that names
 // the input and says what was expected and what was found.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Npy.h"
+#include "Profile.h"
 #include "Signature.h"
 
 #include <algorithm>
@@ -36,7 +40,8 @@ constexpr int kBadInput = 2;
 
 void printUsage(const char *argv0, const Signature &signature) {
   std::fprintf(stderr,
-               "usage: %s [--bench N] [--threads T] -o OUT.npy ... IN.npy ...\n"
+               "usage: %s [--bench N] [--threads T] [--profile] -o OUT.npy ... "
+               "IN.npy ...\n"
                "inputs:\n",
                argv0);
   for (const TensorSpec &in : signature.inputs)
@@ -66,6 +71,8 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 } // namespace
 
 extern "C" const char *tfmGpuUnavailable() __attribute__((weak));
+// The kernels' table of a model compiled with tfm-compile --profile.
+extern "C" const char tfm_profile_kernels[] __attribute__((weak));
 
 int main(int argc, char **argv) {
   // Compiled models allocate their intermediate buffers on every call. Keep
@@ -79,6 +86,7 @@ int main(int argc, char **argv) {
     fail(1, error);
 
   int benchRuns = 0;
+  bool profile = false;
   std::vector<std::string> inputPaths, outputPaths;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -91,6 +99,11 @@ int main(int argc, char **argv) {
     } else if (arg == "--threads") {
       int threads = parseCount("--threads", i + 1 < argc ? argv[++i] : nullptr);
       setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    } else if (arg == "--profile") {
+      if (!tfm_profile_kernels)
+        fail(kBadInput, "--profile needs a model compiled with "
+                        "tfm-compile --profile");
+      profile = true;
     } else if (arg == "-o") {
       if (i + 1 >= argc)
         fail(kBadInput, "-o expects a file name");
@@ -151,12 +164,21 @@ int main(int argc, char **argv) {
   if (tfm_run(buffers.data()) != 0)
     fail(1, "the model failed");
 
+  if (profile)
+    resetProfile();
+  if (profile && benchRuns == 0) {
+    tfm_run(buffers.data());
+    endProfileRun();
+    printProfile(stdout, tfm_profile_kernels);
+  }
   if (benchRuns > 0) {
     std::vector<double> times;
     for (int run = 0; run < benchRuns; ++run) {
       auto start = std::chrono::steady_clock::now();
       tfm_run(buffers.data());
       times.push_back(millisecondsSince(start));
+      if (profile)
+        endProfileRun();
     }
     std::sort(times.begin(), times.end());
     double median = times.size() % 2
@@ -164,6 +186,8 @@ int main(int argc, char **argv) {
                         : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
     std::printf("latency over %d runs: min %.4f ms, median %.4f ms\n",
                 benchRuns, times.front(), median);
+    if (profile)
+      printProfile(stdout, tfm_profile_kernels);
   }
 
   for (size_t i = 0; i < signature.outputs.size(); ++i)

@@ -131,6 +131,11 @@ cl::opt<int64_t> attentionKvTile(
     "attention-kv-tile",
     cl::desc("Keys per flash-attention block (default: automatic)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> profile(
+    "profile",
+    cl::desc("Time every kernel, so that the executable's --profile prints "
+             "where the time goes (CPU only)"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> cpu("mcpu", cl::desc("CPU to compile for"),
                          cl::init("native"), cl::cat(category));
 cl::opt<std::string> runtimeDir(
@@ -234,12 +239,15 @@ LogicalResult buildPipeline(PassManager &pm,
     options.vectorWidthBits = tfm::getVectorWidthBits(machine);
     options.attentionQTile = attentionQTile;
     options.attentionKvTile = attentionKvTile;
+    options.profile = profile;
     tfm::buildCpuPipeline(pm, options);
     if (options.stopAfter == tfm::CpuStage::LLVM)
       pm.addPass(tfm::createTfmEmitCInterface());
     return success();
   }
 
+  if (profile)
+    return reportError("--profile is for --target=cpu");
   tfm::GpuPipelineOptions options;
   if (failed(setStage(options.stopAfter)))
     return failure();

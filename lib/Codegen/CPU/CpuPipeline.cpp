@@ -110,6 +110,8 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   if (config.stopAfter == CpuStage::Vector)
     return;
   buildBufferizationStage(pm);
+  if (config.profile)
+    pm.addPass(createTfmProfileKernels());
   if (config.stopAfter == CpuStage::Bufferized)
     return;
   buildCpuLLVMStage(pm);

@@ -26,10 +26,13 @@
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline --tfm-emit-c-interface -o %t.opt.llvm
 // RUN: diff -B %t.compile.llvm %t.opt.llvm
 
-// The options reach both: tile sizes and the fusion switch.
+// The options reach both: tile sizes, the fusion switch and the profiler.
 // RUN: tfm-compile %s --emit=mlir --stage=linalg --mcpu=skylake-avx512 --attention-q-tile=4 --attention-kv-tile=8 --no-fusion -o %t.compile.options
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=linalg attention-q-tile=4 attention-kv-tile=8 fusion=false" -o %t.opt.options
 // RUN: diff -B %t.compile.options %t.opt.options
+// RUN: tfm-compile %s --emit=mlir --stage=bufferized --mcpu=skylake-avx512 --profile -o %t.compile.profile
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=bufferized profile=true" -o %t.opt.profile
+// RUN: diff -B %t.compile.profile %t.opt.profile
 
 // RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=graph -o %t.compile.gpu-graph
 // RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-gpu-pipeline=stop-after=graph -o %t.opt.gpu-graph

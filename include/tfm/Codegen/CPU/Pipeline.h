@@ -65,6 +65,11 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       *this, "vector-width-bits",
       llvm::cl::desc("Width of the target's vector registers in bits"),
       llvm::cl::init(512)};
+  PassOptions::Option<bool> profile{
+      *this, "profile",
+      llvm::cl::desc("Time every kernel (tfm-profile-kernels), for the "
+                     "executables' --profile"),
+      llvm::cl::init(false)};
 };
 
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM

@@ -89,5 +89,28 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmProfileKernels : Pass<"tfm-profile-kernels", "::mlir::ModuleOp"> {
+  let summary = "Time every kernel of a bufferized function (tfm-compile "
+                "--profile)";
+  let description = [{
+    Brackets each kernel of every public function (each op at the top level
+    of its body that reads or writes memory: a loop nest, a parallel loop, a
+    copy, a call) with calls to the runtime's `tfm_profile_begin(id)` and
+    `tfm_profile_end(id)`, and writes the kernels' table as the C string
+    `tfm_profile_kernels`: one line per id, `<op name>\t<location>`, so that
+    the executables' `--profile` can say where the time goes, per kernel and
+    source location, like a runtime's profiler. Allocation, deallocation,
+    views and constants are not kernels. Kernel ids are numbered from 0 in
+    program order across the module.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect",
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Number of kernels instrumented">,
+  ];
+}
 
 #endif // TFM_CODEGEN_COMMON_PASSES_TD
