@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -25,10 +26,55 @@ namespace tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
+static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
+                               LoweringConfigAttr config, unsigned level);
+
+/// Tiles linalg op `op` at `level` (> 0) of `config` with scf.for loops,
+/// its tiles at the levels after it, and then peels each loop of this level
+/// whose step does not divide its trip count: the main loop and a last
+/// partial iteration, in one loop nest, whose tiles the canonicalizer makes
+/// static.
+static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
+                                 LoweringConfigAttr config, unsigned level) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  SmallVector<int64_t> sizes(config.getTileSizes(level));
+  for (auto [dim, range] : llvm::enumerate(domain))
+    if (std::optional<int64_t> size = getConstantIntValue(range.size))
+      sizes[dim] = std::min(sizes[dim], std::max<int64_t>(*size, 1));
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return tileLevel(rewriter, op, config, level + 1);
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileInPlace(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForOp,
+                  config.getInterchange(level));
+  if (failed(tiled))
+    return op->emitOpError() << "could not be tiled at level " << level;
+  for (Operation *tile : tiled->tiledOps)
+    if (auto tileOp = dyn_cast<TilingInterface>(tile))
+      if (failed(tileLevel(rewriter, tileOp, config, level + 1)))
+        return failure();
+  // Innermost first, so that each peeled remainder holds the peeled inner
+  // loops too.
+  for (LoopLikeOpInterface loop : llvm::reverse(tiled->loops)) {
+    auto forOp = dyn_cast<scf::ForOp>(*loop);
+    std::optional<int64_t> step =
+        forOp ? getConstantIntValue(forOp.getStep()) : std::nullopt;
+    if (!step || *step <= 1)
+      continue;
+    scf::ForOp remainder;
+    (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, remainder);
+  }
+  return success();
+}
+
 /// Tiles `op` at `level` of `config` and the tiles it makes at the levels
-/// after it. A loop of static size that its tile size does not divide is
-/// split first: the part that the tiles cover exactly, and the remainder,
-/// tiled by its own size.
+/// after it. At level 0, and for ops that are not linalg ops at any level, a
+/// loop of static size that its tile size does not divide is split first:
+/// the part that the tiles cover exactly, and the remainder, tiled by its
+/// own size, so that an aggregate op decomposed next has static tiles. The
+/// later levels of linalg ops are peeled instead (tileAndPeel), which keeps
+/// one loop nest that bufferization can update in place.
 static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
                                LoweringConfigAttr config, unsigned level) {
   if (level == config.getNumLevels())
@@ -41,6 +87,8 @@ static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
     return op->emitOpError() << "has " << domain.size()
                              << " loops, but its lowering_config tiles "
                              << requested.size() << " at level " << level;
+  if (level > 0 && isa<linalg::LinalgOp>(op.getOperation()))
+    return tileAndPeel(rewriter, op, config, level);
 
   SmallVector<int64_t> sizes(requested);
   for (auto [dim, range] : llvm::enumerate(domain)) {

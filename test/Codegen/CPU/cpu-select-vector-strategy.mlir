@@ -5,8 +5,9 @@
 // A matmul with a row-major right operand gets the micro-kernel: parallel
 // column panels of 128 (768 / 128 = 6 panels), 8x32 register tiles with the
 // column loop outermost, and the reduction one step at a time. With AVX2's
-// 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the 5
-// rows that 8 does not divide are split off into a tile of their own.
+// 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the row
+// loop is peeled: the 5 rows that 8 does not divide are a last register tile
+// of their own, in the same column loop.
 
 // CHECK-LABEL: func.func @matmul
 //       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], []]>}
@@ -20,7 +21,6 @@
 // TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x32xf32>)
 // TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
 // TILED:         arith.mulf {{.*}} : vector<8x32x1xf32>
-// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
 // TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
 // TILED-NOT: linalg.matmul
@@ -35,7 +35,8 @@ func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
 
 // Every other op: one vector along the innermost loop (16 f32 with AVX-512,
 // 8 with AVX2; fewer when the loop is shorter), one iteration of the rest.
-// The 21 columns become a tile of 16 and one of 5, both without masks.
+// The 21 columns become a tile of 16 and a peeled one of 5, both without
+// masks.
 
 // CHECK-LABEL: func.func @elementwise
 //       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0], [1, 16]]>

@@ -13,13 +13,22 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     reference) is tiled through its `TilingInterface` with upstream's
     `scf::tileUsingSCF`, level by level. Level 0 becomes an `scf.forall`
     (parallel tiles: the CPU's threads, the GPU's blocks); each later level
-    tiles the tiles of the level before it with `scf.for`. A loop of static
-    size that a tile size does not divide is first split
-    (`linalg::splitOp`) into the part the tiles cover exactly and a
-    remainder tiled by its own size, so that every tile has a static shape.
+    tiles the tiles of the level before it with `scf.for`. Where a tile size
+    does not divide a loop of static size, every tile still gets a static
+    shape:
+    - at level 0, and at every level of an op that is not a linalg op
+      (`tfm.online_attention`, decomposed right after), the op is first
+      split (`linalg::splitOp`) into the part the tiles cover exactly and a
+      remainder tiled by its own size;
+    - at the later levels of a linalg op, the `scf.for` is peeled
+      (`scf::peelForLoopAndSimplifyBounds`): a main loop and a last partial
+      iteration in the same loop nest, which bufferization updates in place
+      (split ops there cost copies); the canonicalizer then makes the
+      remainder's tile static.
 
     The strategy comes from a target's selection pass
-    (`tfm-cpu-select-strategy`, `tfm-gpu-select-strategy`), or from a test
+    (`tfm-cpu-select-strategy`, `tfm-cpu-select-vector-strategy`,
+    `tfm-gpu-select-strategy`), or from a test
     or a user who writes the attribute by hand. On `tfm.online_attention`
     with `tile_sizes = [[1, Tq, 0], [0, 0, Tk]]` this is flash attention:
     parallel query tiles, each a loop over key blocks.

@@ -34,9 +34,10 @@ tileInPlace(RewriterBase &rewriter, linalg::LinalgOp op,
             ArrayRef<int64_t> interchange = {});
 
 /// Tiles `op` as `config` says, level by level (level 0 with an
-/// scf.forall, the others with scf.for), splitting off the remainder of every
-/// loop that a tile size does not divide so that all tiles have static
-/// shapes, and replaces `op` by the loops.
+/// scf.forall, the others with scf.for), splitting off or peeling the
+/// remainder of every loop that a tile size does not divide so that all
+/// tiles have static shapes (see tfm-tile-by-config), and replaces `op` by
+/// the loops.
 LogicalResult tileByConfig(RewriterBase &rewriter, TilingInterface op,
                            LoweringConfigAttr config);
 

@@ -68,8 +68,10 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
       the CPU's threads, or one GPU block each);
     - every further level tiles the tile of the level before it with
       `scf.for` loops.
-    Where a size does not divide its loop, the remainder is split off first
-    so that every tile has a static shape. `interchange`, if given, orders
+    Where a size does not divide its loop, every tile still has a static
+    shape: the remainder is split off first (level 0; every level of ops
+    that are not linalg ops), or the loop is peeled (later levels of linalg
+    ops). `interchange`, if given, orders
     the loops of each level (outermost first); `[]` keeps a level's loops in
     their natural order.
 
