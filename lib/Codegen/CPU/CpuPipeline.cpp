@@ -26,6 +26,11 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   // Aggregate ops such as linalg.softmax become the linalg ops they are
   // made of, which are tiled like any other.
   pm.addPass(createTfmDecomposeAggregates());
+  // Unit dimensions (the [S, 1, D] activations of an exported
+  // nn.MultiheadAttention, whose reshapes fusion folds into the products)
+  // would hide a matmul's rows or columns from the micro-kernel.
+  pm.addPass(createTfmDropUnitDims());
+  pm.addPass(createCanonicalizerPass());
   TfmCpuSelectVectorStrategyOptions strategy;
   strategy.vectorWidthBits = vectorWidthBits;
   pm.addPass(createTfmCpuSelectVectorStrategy(strategy));

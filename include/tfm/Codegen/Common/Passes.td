@@ -98,6 +98,25 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
+  let summary = "Drop the unit dimensions of top-level contractions";
+  let description = [{
+    A contraction at the top level of a function that iterates over
+    dimensions of size 1 (the `[S, 1, D]` activations that PyTorch exports
+    for `nn.MultiheadAttention`, whose reshapes elementwise fusion folds
+    into the products) is rewritten without them, with upstream's
+    `linalg::dropUnitDims`: its operands are collapsed, its result expanded
+    back. Otherwise a unit dimension counts as one of the product's rows or
+    columns and hides the real ones from the micro-kernel. Contractions
+    inside tiles are left alone: their loop-carried tiles must keep their
+    types.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TfmProfileKernels : Pass<"tfm-profile-kernels", "::mlir::ModuleOp"> {
   let summary = "Time every kernel of a bufferized function (tfm-compile "
                 "--profile)";

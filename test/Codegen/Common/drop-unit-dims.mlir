@@ -1,0 +1,49 @@
+// RUN: tfm-opt %s --tfm-drop-unit-dims --canonicalize -split-input-file | FileCheck %s
+
+// The out-projection of an exported nn.MultiheadAttention: [S, D] x [D, 1, D]
+// into [S, 1, D]. Without the unit dimension it is a plain matmul of
+// [S, D] x [D, D], whose result is expanded back.
+
+// CHECK-LABEL: func.func @projection(
+//       CHECK:   %[[W:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<768x1x64xf32> into tensor<768x64xf32>
+//       CHECK:   %[[R:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %[[W]] : tensor<16x768xf32>, tensor<768x64xf32>) outs(%{{.*}} : tensor<16x64xf32>)
+//       CHECK:   tensor.expand_shape %[[R]] {{\[}}[0, 1], [2]] output_shape [16, 1, 64] : tensor<16x64xf32> into tensor<16x1x64xf32>
+func.func @projection(%x: tensor<16x768xf32>, %w: tensor<768x1x64xf32>, %y: tensor<16x1x64xf32>) -> tensor<16x1x64xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<16x768xf32>, tensor<768x1x64xf32>) outs(%y : tensor<16x1x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<16x1x64xf32>
+  return %0 : tensor<16x1x64xf32>
+}
+
+// -----
+
+// Elementwise ops, and contractions inside a tile loop, keep their unit
+// dimensions.
+
+// CHECK-LABEL: func.func @kept(
+//   CHECK-NOT:   tensor.collapse_shape
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<4x1xf32>)
+//       CHECK:   scf.forall
+//       CHECK:     linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8xf32>, tensor<8x4xf32>)
+func.func @kept(%x: tensor<4x1xf32>, %a: tensor<1x8xf32>, %b: tensor<8x4xf32>, %c: tensor<1x4xf32>) -> (tensor<4x1xf32>, tensor<1x4xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x1xf32>) outs(%x : tensor<4x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  } -> tensor<4x1xf32>
+  %1 = scf.forall (%i) in (2) shared_outs(%out = %c) -> (tensor<1x4xf32>) {
+    %r = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : tensor<1x8xf32>, tensor<8x4xf32>) outs(%out : tensor<1x4xf32>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.addf %acc, %m : f32
+      linalg.yield %s : f32
+    } -> tensor<1x4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %out[0, 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<1x4xf32>
+    }
+  }
+  return %0, %1 : tensor<4x1xf32>, tensor<1x4xf32>
+}
