@@ -1,4 +1,4 @@
-"""Helpers shared by bench/attention.py and bench/vit.py.
+"""Helpers shared by bench/attention.py, bench/vit.py and bench/ort.py.
 
 Compiling graphs with tfm-compile only when they changed, running the
 executables it makes in a fresh process each (so that the process's peak
@@ -7,6 +7,8 @@ Markdown. Writing graphs, running tools and comparing results is
 tfm_tools' (python/tfm_tools).
 """
 
+import ctypes
+import hashlib
 import math
 import os
 import platform
@@ -57,6 +59,33 @@ def compile_graph(compiler, graph_text, work, name, flags=(), weights=None):
     return exe
 
 
+def compile_file(compiler, model, exe, flags=()):
+    """tfm-compile MODEL -o EXE FLAGS... (a .mlir or .onnx file), only when
+    MODEL's contents, the flags or the compiler changed since the last
+    compile into EXE. Returns EXE; raises runner.ToolError with
+    tfm-compile's message."""
+    command = [compiler, model, "-o", exe] + list(flags)
+    digest = hashlib.sha256()
+    with open(model, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    stamp = (" ".join(command) + f"\n{digest.hexdigest()}\n"
+             f"{os.stat(compiler).st_mtime_ns}\n")
+    stamp_path = exe + ".cmd"
+    if (os.path.exists(exe) and os.path.exists(stamp_path)
+            and open(stamp_path).read() == stamp):
+        return exe
+    if os.path.exists(stamp_path):
+        os.remove(stamp_path)
+    start = time.perf_counter()
+    runner.compile_graph(compiler, model, exe, flags)
+    with open(stamp_path, "w") as f:
+        f.write(stamp)
+    print(f"  compiled {os.path.basename(model)} in "
+          f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return exe
+
+
 class RunResult:
     def __init__(self, min_ms, median_ms, peak_rss, runs):
         self.min_ms = min_ms
@@ -68,9 +97,9 @@ class RunResult:
 TIME = "/usr/bin/time"
 
 
-def run_exe(exe, inputs, output, runs, threads):
-    """Runs a tfm executable with --bench RUNS --threads THREADS in a fresh
-    process; returns its min and median latency and its peak RSS.
+def run_measured(command):
+    """Runs COMMAND like runner.run and measures its peak RSS; returns
+    (stdout, stderr, peak RSS in bytes or None).
 
     The peak RSS is GNU time's %M (ru_maxrss) of the executable. It has to
     come from a small parent: Linux starts a forked child's high-water mark
@@ -78,17 +107,30 @@ def run_exe(exe, inputs, output, runs, threads):
     straight from this Python process (with PyTorch loaded) would report
     Python's footprint. Without /usr/bin/time (Debian's `time` package) the
     peak RSS is None."""
-    command = [exe, "--bench", str(runs), "--threads", str(threads),
-               "-o", output] + list(inputs)
     with tempfile.NamedTemporaryFile("r") as rss:
         prefix = ([TIME, "-f", "%M", "-o", rss.name]
                   if os.access(TIME, os.X_OK) else [])
-        text = "".join(runner.run(prefix + command))
+        out, err = runner.run(prefix + list(command))
         peak = None
         if prefix:
             lines = rss.read().split()
             if lines and lines[-1].isdigit():
                 peak = int(lines[-1]) * 1024
+    return out, err, peak
+
+
+def run_exe(exe, inputs, output, runs, threads):
+    """Runs a tfm executable with --bench RUNS --threads THREADS in a fresh
+    process (writing its result to OUTPUT, a path or a list of paths, one
+    per result); returns its min and median latency and its peak RSS (see
+    run_measured)."""
+    outputs = [output] if isinstance(output, str) else list(output)
+    command = [exe, "--bench", str(runs), "--threads", str(threads)]
+    for path in outputs:
+        command += ["-o", path]
+    command += list(inputs)
+    out, err, peak = run_measured(command)
+    text = out + err
     for line in text.splitlines():
         if line.startswith("latency over"):
             # latency over N runs: min X ms, median Y ms
@@ -152,6 +194,62 @@ def sgemm_rate(torch, n=2048, runs=7):
     return 2.0 * n ** 3 / (median_ms * 1e-3) / 1e9, median_ms
 
 
+def redraw_dead_weights(torch, model, seed, stds=None):
+    """Makes a freshly initialised MODEL compute something worth checking.
+
+    PyTorch's and torchvision's initialisers leave biases, class tokens and
+    some heads at zero and LayerNorm weights at one, which can make a whole
+    output constant (torchvision's ViT: every logit 0) and leaves those
+    paths untested. From a generator seeded with SEED, in the order of
+    named_parameters(): a parameter named in STDS ~ N(0, STDS[name]²);
+    LayerNorm weights 1 + N(0, 0.1²); any other all-zero parameter ~ N(0,
+    0.02²). Returns MODEL."""
+    norms = {(name + "." if name else "") + "weight"
+             for name, m in model.named_modules()
+             if isinstance(m, torch.nn.LayerNorm)}
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if stds and name in stds:
+                p.normal_(0, stds[name], generator=gen)
+            elif name in norms:
+                p.add_(torch.randn(p.shape, generator=gen) * 0.1)
+            elif not p.any():
+                p.normal_(0, 0.02, generator=gen)
+    return model
+
+
+def set_threads(torch, threads):
+    """torch.set_num_threads(THREADS), and the same for OpenBLAS's own
+    thread pool when PyTorch calls OpenBLAS: Debian's torch hands its
+    matmuls to libblas.so.3, and openblas-pthread sizes its pool from the
+    core count (or OPENBLAS_NUM_THREADS), not from torch's setting, so
+    without this a 1-thread PyTorch runs its matmuls on every core."""
+    torch.set_num_threads(threads)
+    for path in _loaded_libraries():
+        if "openblas" not in os.path.basename(path):
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+            lib.openblas_set_num_threads(ctypes.c_int(threads))
+        except (OSError, AttributeError):
+            pass
+
+
+def _loaded_libraries():
+    """The shared libraries mapped into this process."""
+    paths = set()
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                if ".so" in os.path.basename(path):
+                    paths.add(path)
+    except OSError:
+        pass
+    return sorted(paths)
+
+
 def machine_description(torch=None):
     """The CPU model, core count and (if given) torch's version and BLAS."""
     model = platform.processor() or "unknown"
@@ -183,16 +281,9 @@ def blas_library(torch):
     process (Debian's torch calls libblas.so.3, which the alternatives system
     points at OpenBLAS when libopenblas0-pthread is installed)."""
     torch.mm(torch.ones(64, 64), torch.ones(64, 64))
-    names = set()
-    try:
-        with open("/proc/self/maps") as f:
-            for line in f:
-                path = line.split()[-1]
-                base = os.path.basename(path)
-                if "blas" in base or "mkl" in base:
-                    names.add(os.path.realpath(path))
-    except OSError:
-        pass
+    names = {os.path.realpath(path) for path in _loaded_libraries()
+             if "blas" in os.path.basename(path)
+             or "mkl" in os.path.basename(path)}
     if not names:
         return "BLAS unknown"
     return ", ".join(sorted(n.replace("/usr/lib/x86_64-linux-gnu/", "")

@@ -59,16 +59,9 @@ def build_model(torch, config, image, classes, seed=0):
         num_layers=config["layers"], num_heads=config["heads"],
         hidden_dim=config["hidden"], mlp_dim=config["mlp"],
         num_classes=classes)
-    gen = torch.Generator().manual_seed(seed + 1)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if name == "heads.head.weight":
-                p.normal_(0, config["hidden"] ** -0.5, generator=gen)
-            elif (name.endswith(".weight")
-                  and name.split(".")[-2].startswith("ln")):
-                p.add_(torch.randn(p.shape, generator=gen) * 0.1)
-            elif not p.any():
-                p.normal_(0, 0.02, generator=gen)
+    common.redraw_dead_weights(
+        torch, model, seed + 1,
+        stds={"heads.head.weight": config["hidden"] ** -0.5})
     return model.eval()
 
 
