@@ -683,16 +683,9 @@ def main():
         results["sgemm_runs_gflops"] = [rate, rate2]
         results["load_average"].append(os.getloadavg()[0])
         results["seconds"] = time.perf_counter() - start
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=1)
-        print(f"wrote {json_path} ({results['seconds']:.0f} s)",
-              file=sys.stderr)
+        common.save_results(results, json_path)
 
-    text = report(results)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+    common.print_report(report(results), args.markdown)
     plot(results, plot_path)
     return 0
 

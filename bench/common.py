@@ -9,6 +9,7 @@ tfm_tools' (python/tfm_tools).
 
 import ctypes
 import hashlib
+import json
 import math
 import os
 import platform
@@ -310,3 +311,19 @@ def fmt(value, digits=1):
 
 def mib(nbytes):
     return nbytes / 2 ** 20
+
+
+def save_results(results, json_path):
+    """Writes a bench's raw RESULTS to JSON_PATH (which --from-json reads
+    back) and says so on stderr, with the seconds the run took."""
+    with open(json_path, "w") as f:
+        json.dump(results, f, indent=1)
+    print(f"wrote {json_path} ({results['seconds']:.0f} s)", file=sys.stderr)
+
+
+def print_report(text, markdown=None):
+    """Prints a bench's tables, and writes them to MARKDOWN if given."""
+    print(text)
+    if markdown:
+        with open(markdown, "w") as f:
+            f.write(text)

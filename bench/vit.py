@@ -245,16 +245,9 @@ def main():
                    "models": [bench_model(args, torch, k) for k in keys]}
         results["load_average"] = [load_start, os.getloadavg()[0]]
         results["seconds"] = time.perf_counter() - start
-        with open(json_path, "w") as f:
-            json.dump(results, f, indent=1)
-        print(f"wrote {json_path} ({results['seconds']:.0f} s)",
-              file=sys.stderr)
+        common.save_results(results, json_path)
 
-    text = report(results)
-    print(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+    common.print_report(report(results), args.markdown)
     return 0
 
 

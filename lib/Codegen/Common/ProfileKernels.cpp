@@ -100,7 +100,8 @@ struct TfmProfileKernelsPass
             continue;
           Location loc = op.getLoc();
           b.setInsertionPoint(&op);
-          Value idValue = arith::ConstantIntOp::create(b, loc, b.getI32Type(), id);
+          Value idValue =
+              arith::ConstantIntOp::create(b, loc, b.getI32Type(), id);
           func::CallOp::create(b, loc, kBegin, TypeRange{}, idValue);
           b.setInsertionPointAfter(&op);
           func::CallOp::create(b, loc, kEnd, TypeRange{}, idValue);

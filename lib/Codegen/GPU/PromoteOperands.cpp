@@ -112,8 +112,9 @@ struct TfmGpuPromoteOperandsPass
   using Base::Base;
 
   void runOnOperation() override {
-    getOperation().walk(
-        [&](scf::ForallOp forall) { promoteOperands(forall, sharedMemoryBytes); });
+    getOperation().walk([&](scf::ForallOp forall) {
+      promoteOperands(forall, sharedMemoryBytes);
+    });
   }
 };
 } // namespace

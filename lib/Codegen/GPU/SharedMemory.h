@@ -1,4 +1,4 @@
-//===- SharedMemory.h - Buffers a GPU block keeps in shared memory -*- C++ -*-===//
+//===- SharedMemory.h - What a GPU block keeps in shared memory -*- C++ -*-===//
 //
 // What `tfm-gpu-promote-operands` (which adds block buffers) and
 // `tfm-map-to-gpu` (which lays them out in shared memory) agree on: which
