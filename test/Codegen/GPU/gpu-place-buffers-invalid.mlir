@@ -16,3 +16,14 @@ func.func @host_loop(%x: memref<4xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// expected-error @below {{'func.func' op cannot place buffers on the GPU: its body has more than one block}}
+func.func @branches(%x: memref<4xf32>, %c: i1) {
+  cf.cond_br %c, ^bb1, ^bb2
+^bb1:
+  return
+^bb2:
+  return
+}
