@@ -59,8 +59,10 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void tfm::buildCpuLLVMStage(OpPassManager &pm) {
+void tfm::buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits) {
   pm.addPass(createConvertLinalgToLoopsPass());
+  if (vectorWidthBits != 0)
+    pm.addPass(createTfmCpuLowerTransposes());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
       vector::VectorMultiReductionLowering::InnerReduction));
@@ -119,5 +121,5 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createTfmProfileKernels());
   if (config.stopAfter == CpuStage::Bufferized)
     return;
-  buildCpuLLVMStage(pm);
+  buildCpuLLVMStage(pm, config.vectorWidthBits);
 }

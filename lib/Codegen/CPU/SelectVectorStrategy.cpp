@@ -13,7 +13,11 @@
 //   that it stays in vector registers: one broadcast FMA per row and
 //   register and step.
 // - Every other op is tiled so that a tile covers one vector along its
-//   innermost loop and one iteration of every other loop.
+//   innermost loop and one iteration of every other loop; a transpose's
+//   tile is a square block of vectors. Large enough ops are first tiled
+//   into parallel tiles, one iteration of each loop outside the vector.
+// - An op inside a parallel loop already (the ops of an attention's query
+//   tile) gets no parallel tiles of its own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +28,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
 namespace tfm {
@@ -51,6 +56,26 @@ static int64_t getLanes(linalg::LinalgOp op, unsigned vectorWidthBits) {
   return std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
 }
 
+/// The loop that `op` reads innermost from one of its inputs when that is
+/// not its innermost loop: the rows of a transpose. None if every input is
+/// read along the innermost loop (or not at all), or if a loop is not
+/// parallel.
+static std::optional<unsigned> getTransposedLoop(linalg::LinalgOp op) {
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops < 2 || op.getNumReductionLoops() != 0)
+    return std::nullopt;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (map.getNumResults() == 0 || !map.isProjectedPermutation())
+      continue;
+    unsigned inner =
+        cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (inner != numLoops - 1)
+      return inner;
+  }
+  return std::nullopt;
+}
+
 SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
                                             unsigned vectorWidthBits) {
   unsigned numLoops = op.getNumLoops();
@@ -58,10 +83,17 @@ SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
   if (numLoops == 0)
     return shape;
   int64_t lanes = getLanes(op, vectorWidthBits);
-  int64_t innermost = op.getStaticLoopRanges().back();
-  if (!ShapedType::isDynamic(innermost))
-    lanes = std::min(lanes, std::max<int64_t>(innermost, 1));
-  shape.back() = lanes;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  auto clamped = [&](unsigned dim) {
+    return ShapedType::isDynamic(ranges[dim])
+               ? lanes
+               : std::min(lanes, std::max<int64_t>(ranges[dim], 1));
+  };
+  shape.back() = clamped(numLoops - 1);
+  // A transpose reads square blocks, one vector per row, and transposes
+  // them in registers, instead of gathering a vector element by element.
+  if (std::optional<unsigned> rows = getTransposedLoop(op))
+    shape[*rows] = clamped(*rows);
   return shape;
 }
 
@@ -95,7 +127,8 @@ getRowMajorMatmulDims(linalg::LinalgOp op) {
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
 ///            or more, else column panels of a few register tiles each if
-///            they divide the columns into two or more, else none;
+///            they divide the columns into two or more, else (or if `op`
+///            is `nested` in a parallel loop already) none;
 ///   level 1  register tiles of Mr rows x Nr columns, Nr two vector
 ///            registers wide and Mr as many rows as leave registers for the
 ///            operands (8 of AVX-512's 32, 6 of AVX2's 16), column tiles
@@ -105,7 +138,7 @@ getRowMajorMatmulDims(linalg::LinalgOp op) {
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
                      const linalg::ContractionDimensions &dims,
-                     unsigned vectorWidthBits) {
+                     unsigned vectorWidthBits, bool nested) {
   MLIRContext *ctx = op.getContext();
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -119,7 +152,9 @@ getContractionConfig(linalg::LinalgOp op,
     batches = ShapedType::isDynamic(ranges[b]) || batches < 0
                   ? -1
                   : batches * ranges[b];
-  if (batches >= 2) {
+  if (nested) {
+    // The enclosing parallel loop shares the work out already.
+  } else if (batches >= 2) {
     for (unsigned b : dims.batch)
       parallel[b] = 1;
   } else if (!ShapedType::isDynamic(ranges[n])) {
@@ -154,16 +189,63 @@ getContractionConfig(linalg::LinalgOp op,
       {array({}), array(order), array({})});
 }
 
-/// One vector along the innermost loop, one iteration of every other.
+/// Iterations below which an op runs on one thread: starting the threads
+/// would cost more than they save.
+static constexpr int64_t kMinParallelIterations = 1 << 14;
+
+/// The parallel tiles of an op that is not a micro-kernel contraction: one
+/// iteration of each parallel loop outside the vector, when there are
+/// enough iterations to share. OpenMP hands the threads blocks of these
+/// tiles.
+static SmallVector<int64_t> getParallelTiles(linalg::LinalgOp op,
+                                             ArrayRef<int64_t> vectorShape) {
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<int64_t> parallel(numLoops, 0);
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  int64_t iterations = 1, tiles = 1;
+  bool dynamic = false;
+  for (unsigned i = 0; i < numLoops; ++i) {
+    if (ShapedType::isDynamic(ranges[i])) {
+      dynamic = true;
+      continue;
+    }
+    iterations *= ranges[i];
+  }
+  for (unsigned i = 0; i + 1 < numLoops; ++i) {
+    if (iterators[i] != utils::IteratorType::parallel || vectorShape[i] != 1)
+      continue;
+    parallel[i] = 1;
+    tiles = ShapedType::isDynamic(ranges[i]) ? 2 : tiles * ranges[i];
+  }
+  if (tiles < 2 || (!dynamic && iterations < kMinParallelIterations))
+    return SmallVector<int64_t>(numLoops, 0);
+  return parallel;
+}
+
+/// Parallel tiles (unless `nested` in a parallel loop already), then one
+/// vector along the innermost loop (and a transpose's rows), one iteration
+/// of every other loop.
 static LoweringConfigAttr getVectorConfig(linalg::LinalgOp op,
-                                          unsigned vectorWidthBits) {
+                                          unsigned vectorWidthBits,
+                                          bool nested) {
   MLIRContext *ctx = op.getContext();
-  SmallVector<int64_t> none(op.getNumLoops(), 0);
-  return LoweringConfigAttr::get(
-      ctx,
-      {DenseI64ArrayAttr::get(ctx, none),
-       DenseI64ArrayAttr::get(ctx, getCpuVectorShape(op, vectorWidthBits))},
-      {});
+  SmallVector<int64_t> vector = getCpuVectorShape(op, vectorWidthBits);
+  SmallVector<int64_t> parallel =
+      nested ? SmallVector<int64_t>(op.getNumLoops(), 0)
+             : getParallelTiles(op, vector);
+  return LoweringConfigAttr::get(ctx,
+                                 {DenseI64ArrayAttr::get(ctx, parallel),
+                                  DenseI64ArrayAttr::get(ctx, vector)},
+                                 {});
+}
+
+/// Whether `op` already runs inside a parallel loop (an attention's query
+/// tile): its tiles then run on the thread that runs the loop's iteration,
+/// and further parallel tiles would only nest OpenMP regions.
+static bool isInParallelLoop(Operation *op) {
+  return op->getParentOfType<scf::ForallOp>() ||
+         op->getParentOfType<scf::ParallelOp>();
 }
 
 namespace {
@@ -177,12 +259,13 @@ struct TfmCpuSelectVectorStrategyPass
       if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
           getLoweringConfig(op))
         return;
+      bool nested = isInParallelLoop(op);
       if (std::optional<linalg::ContractionDimensions> dims =
               getRowMajorMatmulDims(op))
-        setLoweringConfig(op,
-                          getContractionConfig(op, *dims, vectorWidthBits));
+        setLoweringConfig(
+            op, getContractionConfig(op, *dims, vectorWidthBits, nested));
       else
-        setLoweringConfig(op, getVectorConfig(op, vectorWidthBits));
+        setLoweringConfig(op, getVectorConfig(op, vectorWidthBits, nested));
     });
   }
 };

@@ -33,6 +33,10 @@ void tfm::buildOneShotBufferization(OpPassManager &pm) {
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
+  // Bufferized loops still pass their buffers through iter_args; folded,
+  // a returned buffer is its allocation again, which becomes the caller's
+  // out-parameter instead of being copied into it.
+  pm.addPass(createCanonicalizerPass());
 
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

@@ -36,7 +36,8 @@ func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
 // Every other op: one vector along the innermost loop (16 f32 with AVX-512,
 // 8 with AVX2; fewer when the loop is shorter), one iteration of the rest.
 // The 21 columns become a tile of 16 and a peeled one of 5, both without
-// masks.
+// masks. Ops this small (under 2^14 iterations) run on one thread: no
+// parallel tiles.
 
 // CHECK-LABEL: func.func @elementwise
 //       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0], [1, 16]]>
@@ -110,4 +111,88 @@ func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
       ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
       outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
   return %0, %1 : tensor<12x16x32xf32>, tensor<12x16x32xf32>
+}
+
+// -----
+
+// An op with 2^14 iterations or more is first cut into parallel tiles, one
+// iteration of every parallel loop outside the vector (the threads take
+// blocks of them); a reduction loop stays whole in each tile.
+
+// CHECK-LABEL: func.func @parallel_tiles
+//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 16]]
+//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 16]]
+// TILED-LABEL: func.func @parallel_tiles
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) in (12, 197)
+//       TILED:     math.exp {{.*}} : vector<1x1x16xf32>
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) in (12, 197)
+//       TILED:     vector.multi_reduction <add>, {{.*}} [2] : vector<1x1x16xf32> to vector<1x1xf32>
+func.func @parallel_tiles(%x: tensor<12x197x64xf32>, %y: tensor<12x197x64xf32>,
+                          %s: tensor<12x197xf32>) -> (tensor<12x197x64xf32>, tensor<12x197xf32>) {
+  %0 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<12x197x64xf32>) outs(%y : tensor<12x197x64xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = math.exp %a : f32
+    linalg.yield %e : f32
+  } -> tensor<12x197x64xf32>
+  %1 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i)>],
+                       iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<12x197x64xf32>) outs(%s : tensor<12x197xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %e = arith.addf %a, %b : f32
+    linalg.yield %e : f32
+  } -> tensor<12x197xf32>
+  return %0, %1 : tensor<12x197x64xf32>, tensor<12x197xf32>
+}
+
+// -----
+
+// Inside a parallel loop (an attention's query tile) neither a matmul nor
+// an elementwise op gets parallel tiles of its own: OpenMP would only nest
+// a serialized region in every iteration.
+
+// CHECK-LABEL: func.func @nested
+//       CHECK:   scf.forall
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tile_sizes = {{\[}}[0, 0], [1, 16]]
+func.func @nested(%a: tensor<4x256x64xf32>, %b: tensor<64x768xf32>,
+                  %c: tensor<4x256x768xf32>) -> tensor<4x256x768xf32> {
+  %0 = scf.forall (%i) in (4) shared_outs(%out = %c) -> (tensor<4x256x768xf32>) {
+    %ai = tensor.extract_slice %a[%i, 0, 0] [1, 256, 64] [1, 1, 1] : tensor<4x256x64xf32> to tensor<256x64xf32>
+    %ci = tensor.extract_slice %out[%i, 0, 0] [1, 256, 768] [1, 1, 1] : tensor<4x256x768xf32> to tensor<256x768xf32>
+    %p = linalg.matmul ins(%ai, %b : tensor<256x64xf32>, tensor<64x768xf32>)
+        outs(%ci : tensor<256x768xf32>) -> tensor<256x768xf32>
+    %e = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+        outs(%p : tensor<256x768xf32>) {
+    ^bb0(%x: f32):
+      %y = math.exp %x : f32
+      linalg.yield %y : f32
+    } -> tensor<256x768xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %e into %out[%i, 0, 0] [1, 256, 768] [1, 1, 1] : tensor<256x768xf32> into tensor<4x256x768xf32>
+    }
+  }
+  return %0 : tensor<4x256x768xf32>
+}
+
+// -----
+
+// A transpose reads square blocks: one vector along the innermost loop and
+// one along the loop its input is contiguous in (the transposed keys of
+// attention, [12, 197, 64] to [12, 64, 197]). The parallel tiles leave
+// both whole.
+
+// CHECK-LABEL: func.func @transpose
+//       CHECK:   linalg.transpose {{.*}}tile_sizes = {{\[}}[1, 0, 0], [1, 16, 16]]
+// AVX2-LABEL: func.func @transpose
+//       AVX2:   tile_sizes = {{\[}}[1, 0, 0], [1, 8, 8]]
+// TILED-LABEL: func.func @transpose
+//       TILED:   scf.forall (%{{.*}}) in (12)
+//       TILED:     vector.transfer_read {{.*}}permutation_map = #{{.*}} : tensor<1x16x16xf32>, vector<1x16x16xf32>
+func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> tensor<12x64x197xf32> {
+  %0 = linalg.transpose ins(%k : tensor<12x197x64xf32>)
+      outs(%kt : tensor<12x64x197xf32>) permutation = [0, 2, 1]
+  return %0 : tensor<12x64x197xf32>
 }

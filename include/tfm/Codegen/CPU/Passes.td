@@ -25,7 +25,13 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       (loop-invariant-subset-hoisting): one broadcast FMA per row, register
       and step.
     - Every other op is tiled to one vector register along its innermost
-      loop and one iteration of every other loop.
+      loop and one iteration of every other loop; a transpose (an input
+      read innermost along another loop) to a square block of vectors.
+      With 2^14 iterations or more, such an op is first cut into parallel
+      tiles, one iteration of each parallel loop outside the vector.
+    - An op inside a parallel loop already (the ops of an attention's
+      query tile) gets no parallel tiles: OpenMP would only nest a
+      serialized region in each iteration.
   }];
   let options = [
     Option<"vectorWidthBits", "vector-width-bits", "unsigned",
@@ -60,6 +66,25 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
     "::mlir::tensor::TensorDialect",
     "::mlir::vector::VectorDialect",
   ];
+}
+
+def TfmCpuLowerTransposes : Pass<"tfm-cpu-lower-transposes"> {
+  let summary = "Transposes of vector blocks as register shuffles";
+  let description = [{
+    A vectorized transpose reads its tile through a transfer whose
+    permutation map swaps the two innermost vector dimensions. Lowered as it
+    stands, such a transfer becomes one scalar load per element. This pass
+    rewrites it as a transfer of whole rows followed by a `vector.transpose`
+    (upstream's transfer permutation lowering), and lowers every transpose
+    of an 8x8 block of 32-bit elements (leading unit dimensions allowed)
+    as three rounds of eight two-vector shuffles: interleaving pairs of
+    rows, then pairs of pairs, then swapping 128-bit halves, which x86 with
+    AVX runs as unpck, shufps and vperm2f128, one instruction each. Other
+    transposes are left to the vector to LLVM conversion.
+
+    It runs before the transfers are unrolled (convert-vector-to-scf).
+  }];
+  let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
 def TfmCpuSelectStrategy : Pass<"tfm-cpu-select-strategy"> {

@@ -73,8 +73,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 };
 
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
-/// dialect.
-void buildCpuLLVMStage(OpPassManager &pm);
+/// dialect. `vectorWidthBits` is the target's, 0 for code that the CPU's
+/// vector stage did not make (the GPU emulation's host code).
+void buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits = 0);
 
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
 /// `options.stopAfter`.
