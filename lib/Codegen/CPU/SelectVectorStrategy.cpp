@@ -123,18 +123,32 @@ getRowMajorMatmulDims(linalg::LinalgOp op) {
   return *dims;
 }
 
+/// The reduction block of the micro-kernel: a register tile's column strip
+/// of the right operand, kKc x Nr, stays in L1 (16 KiB of f32 with AVX2)
+/// while every row block of the cache block uses it.
+static constexpr int64_t kKc = 256;
+
+/// The row block: kMc rows of the left operand's reduction block (at most
+/// 252 x 256 f32, 252 KiB) stay in L2 while every column strip of the
+/// parallel panel uses them.
+static constexpr int64_t kMcBytes = 256 * 1024;
+
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
 ///            or more, else column panels of a few register tiles each if
 ///            they divide the columns into two or more, else (or if `op`
 ///            is `nested` in a parallel loop already) none;
-///   level 1  register tiles of Mr rows x Nr columns, Nr two vector
+///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
+///            level is left out otherwise): reduction blocks of kKc steps,
+///            outermost, and in each, row blocks whose part of the left
+///            operand fills about half of L2 if there are more rows;
+///   level 2  register tiles of Mr rows x Nr columns, Nr two vector
 ///            registers wide and Mr as many rows as leave registers for the
 ///            operands (8 of AVX-512's 32, 6 of AVX2's 16), column tiles
-///            outermost so that a panel of the right operand stays in cache
+///            outermost so that a strip of the right operand stays in L1
 ///            while every row block uses it;
-///   level 2  the reduction, one step at a time.
+///   level 3  the reduction, one step at a time.
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
                      const linalg::ContractionDimensions &dims,
@@ -165,6 +179,17 @@ getContractionConfig(linalg::LinalgOp op,
       }
   }
 
+  SmallVector<int64_t> cache(numLoops, 0);
+  if (ShapedType::isDynamic(ranges[k]) || 2 * ranges[k] > 3 * kKc) {
+    cache[k] = kKc;
+    int64_t elementBytes = getWidestElementBits(op) / 8;
+    int64_t mc = kMcBytes / (kKc * elementBytes) / rows * rows;
+    if (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc)
+      cache[m] = mc;
+  }
+  SmallVector<int64_t> cacheOrder(dims.batch.begin(), dims.batch.end());
+  cacheOrder.append({n, k, m});
+
   auto clampTo = [&](unsigned dim, int64_t size) {
     return ShapedType::isDynamic(ranges[dim])
                ? size
@@ -184,9 +209,13 @@ getContractionConfig(linalg::LinalgOp op,
   auto array = [&](ArrayRef<int64_t> values) {
     return DenseI64ArrayAttr::get(ctx, values);
   };
+  if (llvm::all_of(cache, [](int64_t size) { return size == 0; }))
+    return LoweringConfigAttr::get(
+        ctx, {array(parallel), array(registers), array(steps)},
+        {array({}), array(order), array({})});
   return LoweringConfigAttr::get(
-      ctx, {array(parallel), array(registers), array(steps)},
-      {array({}), array(order), array({})});
+      ctx, {array(parallel), array(cache), array(registers), array(steps)},
+      {array({}), array(cacheOrder), array(order), array({})});
 }
 
 /// Iterations below which an op runs on one thread: starting the threads

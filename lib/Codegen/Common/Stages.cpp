@@ -24,6 +24,7 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTfmFuseElementwise());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTfmAllocateFillInits());
   pm.addPass(createCSEPass());
 }
 

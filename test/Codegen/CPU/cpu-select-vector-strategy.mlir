@@ -196,3 +196,32 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
       outs(%kt : tensor<12x64x197xf32>) permutation = [0, 2, 1]
   return %0 : tensor<12x64x197xf32>
 }
+
+// -----
+
+// A long reduction is blocked for the caches first: 256 steps at a time (a
+// register tile's strip of the right operand, 256 x 32 f32, stays in L1),
+// outermost, and in each, blocks of 256 rows (their 256 x 256 part of the
+// left operand stays in L2) when there are more; the remainders are peeled.
+
+// CHECK-LABEL: func.func @cache_blocks
+//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [256, 0, 256], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 2, 0], [1, 0, 2], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [0, 0, 256], [8, 32, 0], [0, 0, 1]]
+// AVX2-LABEL: func.func @cache_blocks
+//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [6, 16, 0], [0, 0, 1]]
+// TILED-LABEL: func.func @cache_blocks
+//       TILED: scf.forall (%{{.*}}) = (0) to (256) step (128)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c768 step %c256
+//       TILED:     scf.for %{{.*}} = %{{.*}} to %c512 step %c256
+//       TILED:       scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+//       TILED:         scf.for %{{.*}} = %{{.*}} to %c256 step %c8
+//       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<8x32xf32>)
+func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
+                        %c: tensor<600x256xf32>, %x: tensor<64x768xf32>,
+                        %z: tensor<64x256xf32>) -> (tensor<600x256xf32>, tensor<64x256xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<600x768xf32>, tensor<768x256xf32>)
+      outs(%c : tensor<600x256xf32>) -> tensor<600x256xf32>
+  %1 = linalg.matmul ins(%x, %b : tensor<64x768xf32>, tensor<768x256xf32>)
+      outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
+  return %0, %1 : tensor<600x256xf32>, tensor<64x256xf32>
+}

@@ -44,6 +44,24 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
   ];
 }
 
+def TfmAllocateFillInits : Pass<"tfm-allocate-fill-inits"> {
+  let summary = "Give every linalg.fill of a tensor.empty its own buffer";
+  let description = [{
+    Replaces the `tensor.empty` that a `linalg.fill` fills by a
+    `bufferization.alloc_tensor` of the same shape. Two fills of equal
+    empties with the same value are equal ops, and CSE merges them: the
+    zero accumulators of every layer's products, reductions and attention
+    would become one tensor, and bufferization would then copy it for every
+    op that accumulates into it (through a slow strided copy where the op
+    updates a slice). An allocation is never merged, so each fill stays its
+    accumulator's own.
+
+    It runs once the lowering's reshapes of empties are folded, before the
+    first CSE.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def TfmDecomposeAggregates : Pass<"tfm-decompose-aggregates"> {
   let summary = "Replace aggregated ops by their decompositions";
   let description = [{
