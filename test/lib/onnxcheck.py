@@ -18,6 +18,7 @@ when exporting, compiling or running fails.
 
 import argparse
 import inspect
+import math
 import os
 import sys
 
@@ -67,6 +68,29 @@ class Decoder(nn.Module):
     def forward(self, tgt, memory):
         mask = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
         return self.layer(tgt, memory, tgt_mask=mask)
+
+
+class CausalAttention(nn.Module):
+    """Attention with the causal mask as GPT-2 style code writes it:
+    masked_fill of a boolean upper triangle by -inf, over [B, H, S, S]
+    scores (the mask a [S, S] buffer broadcast over batch and heads), and
+    the lower-triangle form masked_fill(~tril, -1e9) on [B, S, S]."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("triu", torch.ones(
+            SEQ, SEQ, dtype=torch.bool).triu(1))
+        self.register_buffer("tril", torch.ones(
+            SEQ, SEQ, dtype=torch.bool).tril())
+
+    def forward(self, q, k, v):
+        d = q.shape[-1]
+        s = q @ k.transpose(-2, -1) / math.sqrt(d)
+        a = torch.softmax(s.masked_fill(self.triu, float("-inf")), -1) @ v
+        q3, k3, v3 = (t.flatten(0, 1) for t in (q, k, v))
+        s3 = torch.bmm(q3, k3.transpose(1, 2)) * (1.0 / math.sqrt(d))
+        b = torch.bmm(torch.softmax(s3.masked_fill(~self.tril, -1e9), -1), v3)
+        return a + b.view_as(a)
 
 
 class TokenEncoder(nn.Module):
@@ -129,6 +153,9 @@ MODELS = {
         lambda: (randn(BATCH, SEQ, D_MODEL),)),
     "decoder": (Decoder, lambda: (randn(BATCH, SEQ, D_MODEL),
                                   randn(BATCH, SEQ + 2, D_MODEL))),
+    "causal-attention": (CausalAttention,
+                         lambda: tuple(randn(BATCH, HEADS, SEQ, 16)
+                                       for _ in range(3))),
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),

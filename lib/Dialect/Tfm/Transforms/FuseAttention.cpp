@@ -591,6 +591,39 @@ bool isCausal(const MaskUse &mask, double factor) {
   return false;
 }
 
+/// True if the boolean (or integer) constant `attr` behind `mask` selects
+/// the masked value exactly for the keys after the query: nonzero there when
+/// `maskedWhenNonzero`, zero there otherwise. PyTorch exports
+/// `masked_fill(triu(ones, 1).bool(), -inf)` as such a constant.
+bool isCausalBoolean(const MaskUse &mask, DenseIntElementsAttr attr,
+                     bool maskedWhenNonzero) {
+  int64_t rank = mask.getScoreRank();
+  const auto *query = llvm::find(mask.scoreDims, rank - 2);
+  const auto *key = llvm::find(mask.scoreDims, rank - 1);
+  if (query == mask.scoreDims.end() || key == mask.scoreDims.end())
+    return false;
+  int64_t queryDim = query - mask.scoreDims.begin();
+  int64_t keyDim = key - mask.scoreDims.begin();
+  ArrayRef<int64_t> shape = attr.getType().getShape();
+  if (shape[queryDim] != mask.scoresType.getDimSize(rank - 2) ||
+      shape[keyDim] != mask.scoresType.getDimSize(rank - 1) ||
+      attr.getNumElements() > (int64_t{1} << 26) || attr.isSplat())
+    return false;
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * shape[i + 1];
+  int64_t index = 0;
+  for (const APInt &value : attr.getValues<APInt>()) {
+    int64_t q = (index / strides[queryDim]) % shape[queryDim];
+    int64_t k = (index / strides[keyDim]) % shape[keyDim];
+    bool masked = value.isZero() != maskedWhenNonzero;
+    if (masked != (k > q))
+      return false;
+    ++index;
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // The matcher
 //===----------------------------------------------------------------------===//
@@ -660,6 +693,7 @@ private:
   Value stepBackGeneric(linalg::GenericOp generic);
   void addScale(Value side, bool divide);
   void addMask(MaskUse mask);
+  void addSelectMask(arith::SelectOp select, bool scoresOnTrue, Value masked);
   LogicalResult matchProduct(Operation *product);
   Value foldScale(Value operand);
   void checkTypes(Operation *anchor);
@@ -787,9 +821,8 @@ Value AttentionMatcher::stepBack(Operation *op) {
     return {};
   Value scoresOperand = *scoresIt;
   Value side = operands[scoresIt == operands.begin() ? 1 : 0];
-  if (isa<arith::SelectOp>(op)) {
-    reject(RejectKind::Mask, "'arith.select' replaces masked scores instead "
-                             "of adding a mask to them");
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    addSelectMask(select, scoresIt == operands.begin(), side);
   } else if (isa<arith::MulFOp>(op)) {
     addScale(side, /*divide=*/false);
   } else if (isa<arith::DivFOp>(op)) {
@@ -926,6 +959,57 @@ void AttentionMatcher::addMask(MaskUse mask) {
     return;
   }
   result.mask = std::move(mask);
+}
+
+/// Records `select(cond, masked, scores)` (or with the scores on true, as
+/// `masked_fill(~tril, -inf)` exports): fused when the condition is a
+/// constant causal triangle (through comparisons with zero, extensions and
+/// broadcasts, as ONNX's bool tensors import) and `masked` a large negative
+/// constant. Any other boolean mask is rejected: it would have to become an
+/// additive mask the size of the scores.
+void AttentionMatcher::addSelectMask(arith::SelectOp select,
+                                     bool scoresOnTrue, Value masked) {
+  std::optional<double> fill = getConstantScalar(masked);
+  if (!fill || !(result.scale > 0.0) ||
+      !(*fill * result.scale <= kLargeNegative)) {
+    reject(RejectKind::Mask, "'arith.select' replaces masked scores by a "
+                             "value that is not a large negative constant");
+    return;
+  }
+  auto type = cast<RankedTensorType>(select.getType());
+  MaskUse cond{select.getCondition(),
+               llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())), type};
+  bool maskedWhenNonzero = !scoresOnTrue;
+  while (true) {
+    lookThroughBroadcasts(cond);
+    Operation *def = cond.source.getDefiningOp();
+    if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def)) {
+      arith::CmpIPredicate pred = cmp.getPredicate();
+      if (!matchPattern(cmp.getRhs(), m_Zero()) ||
+          (pred != arith::CmpIPredicate::ne &&
+           pred != arith::CmpIPredicate::eq))
+        break;
+      if (pred == arith::CmpIPredicate::eq)
+        maskedWhenNonzero = !maskedWhenNonzero;
+      cond.source = cmp.getLhs();
+      continue;
+    }
+    if (isa_and_nonnull<arith::ExtUIOp, arith::ExtSIOp>(def)) {
+      cond.source = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  DenseIntElementsAttr attr;
+  if (!matchPattern(cond.source, m_Constant(&attr)) ||
+      !isCausalBoolean(cond, attr, maskedWhenNonzero)) {
+    reject(RejectKind::Mask, "'arith.select' masks the scores with a boolean "
+                             "mask that is not a constant causal triangle");
+    return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] causal boolean mask "
+                          << cond.source << "\n");
+  result.causal = true;
 }
 
 /// Checks Q·Kᵀ and finds Q and K behind it. Fails (with a rejection) if

@@ -456,3 +456,101 @@ func.func @valid_lens_4d(%q: tensor<2x2x3x8xf32>, %k: tensor<2x2x4x8xf32>,
       : (tensor<2x2x3x4xf32>, tensor<2x2x4x8xf32>) -> tensor<2x2x3x8xf32>
   return %o : tensor<2x2x3x8xf32>
 }
+
+// -----
+
+// PyTorch's masked_fill(triu(ones(S, S), 1).bool(), -inf) as the ONNX
+// importer writes it: the bool constant widened to i8, broadcast over the
+// batch, compared with 0, and a select of -inf where it is set. A constant
+// causal triangle: fused as causal.
+
+// CHECK-LABEL: func.func @select_causal_triangle
+//  CHECK-NEXT:   %[[O:.*]] = tfm.attention %arg0, %arg1, %arg2 {causal, scale = 5.000000e-01 : f64}
+//  CHECK-NEXT:   return %[[O]]
+func.func @select_causal_triangle(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>,
+                                  %v: tensor<2x3x6xf32>) -> tensor<2x3x6xf32> {
+  %s = tfm.batch_matmul %q, %k {transpose_rhs}
+      : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %two = arith.constant dense<2.0> : tensor<2x3x3xf32>
+  %scaled = arith.divf %s, %two : tensor<2x3x3xf32>
+  %triu = arith.constant dense<[[0, 1, 1], [0, 0, 1], [0, 0, 0]]> : tensor<3x3xi8>
+  %e8 = tensor.empty() : tensor<2x3x3xi8>
+  %b = linalg.broadcast ins(%triu : tensor<3x3xi8>) outs(%e8 : tensor<2x3x3xi8>) dimensions = [0]
+  %zero = arith.constant dense<0> : tensor<2x3x3xi8>
+  %future = arith.cmpi ne, %b, %zero : tensor<2x3x3xi8>
+  %ninf = arith.constant dense<0xFF800000> : tensor<2x3x3xf32>
+  %masked = arith.select %future, %ninf, %scaled : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %e = tensor.empty() : tensor<2x3x3xf32>
+  %w = linalg.softmax dimension(2) ins(%masked : tensor<2x3x3xf32>)
+      outs(%e : tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %o = tfm.batch_matmul %w, %v
+      : (tensor<2x3x3xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+  return %o : tensor<2x3x6xf32>
+}
+
+// -----
+
+// The kept side selected, masked_fill(~tril): select(tril, scores, -1e9)
+// with the lower triangle as an i1 constant, and compared with == 0 once
+// more (the set elements are then the masked ones again). Both causal.
+
+// CHECK-LABEL: func.func @select_kept_triangle
+//  CHECK-NEXT:   tfm.attention %arg0, %arg1, %arg2 {causal, scale = 1.000000e+00 : f64}
+//  CHECK-NEXT:   tfm.attention %arg0, %arg1, %arg2 {causal, scale = 1.000000e+00 : f64}
+func.func @select_kept_triangle(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>,
+                                %v: tensor<2x3x6xf32>) -> (tensor<2x3x6xf32>, tensor<2x3x6xf32>) {
+  %s = tfm.batch_matmul %q, %k {transpose_rhs}
+      : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %tril = arith.constant dense<[[true, false, false], [true, true, false], [true, true, true]]> : tensor<3x3xi1>
+  %e1 = tensor.empty() : tensor<2x3x3xi1>
+  %past = linalg.broadcast ins(%tril : tensor<3x3xi1>) outs(%e1 : tensor<2x3x3xi1>) dimensions = [0]
+  %big = arith.constant dense<-1.0e9> : tensor<2x3x3xf32>
+  %masked = arith.select %past, %s, %big : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %e = tensor.empty() : tensor<2x3x3xf32>
+  %w = linalg.softmax dimension(2) ins(%masked : tensor<2x3x3xf32>)
+      outs(%e : tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %o = tfm.batch_matmul %w, %v
+      : (tensor<2x3x3xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+
+  %s2 = tfm.batch_matmul %q, %k {transpose_rhs}
+      : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %tril8 = arith.constant dense<[[1, 0, 0], [1, 1, 0], [1, 1, 1]]> : tensor<3x3xi8>
+  %e8 = tensor.empty() : tensor<2x3x3xi8>
+  %b8 = linalg.broadcast ins(%tril8 : tensor<3x3xi8>) outs(%e8 : tensor<2x3x3xi8>) dimensions = [0]
+  %zero = arith.constant dense<0> : tensor<2x3x3xi8>
+  %future = arith.cmpi eq, %b8, %zero : tensor<2x3x3xi8>
+  %ninf = arith.constant dense<0xFF800000> : tensor<2x3x3xf32>
+  %masked2 = arith.select %future, %ninf, %s2 : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %e2 = tensor.empty() : tensor<2x3x3xf32>
+  %w2 = linalg.softmax dimension(2) ins(%masked2 : tensor<2x3x3xf32>)
+      outs(%e2 : tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %o2 = tfm.batch_matmul %w2, %v
+      : (tensor<2x3x3xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+  return %o, %o2 : tensor<2x3x6xf32>, tensor<2x3x6xf32>
+}
+
+// -----
+
+// A constant boolean mask that is not causal (the diagonal masked too) is
+// left alone.
+
+// CHECK-LABEL: func.func @select_not_causal
+//       CHECK:   arith.select
+//       CHECK:   linalg.softmax
+//   CHECK-NOT:   tfm.attention
+func.func @select_not_causal(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>,
+                             %v: tensor<2x3x6xf32>) -> tensor<2x3x6xf32> {
+  %s = tfm.batch_matmul %q, %k {transpose_rhs}
+      : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x3xf32>
+  %triu = arith.constant dense<[[true, true, true], [false, true, true], [false, false, true]]> : tensor<3x3xi1>
+  %e1 = tensor.empty() : tensor<2x3x3xi1>
+  %future = linalg.broadcast ins(%triu : tensor<3x3xi1>) outs(%e1 : tensor<2x3x3xi1>) dimensions = [0]
+  %ninf = arith.constant dense<0xFF800000> : tensor<2x3x3xf32>
+  %masked = arith.select %future, %ninf, %s : tensor<2x3x3xi1>, tensor<2x3x3xf32>
+  %e = tensor.empty() : tensor<2x3x3xf32>
+  %w = linalg.softmax dimension(2) ins(%masked : tensor<2x3x3xf32>)
+      outs(%e : tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
+  %o = tfm.batch_matmul %w, %v
+      : (tensor<2x3x3xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
+  return %o : tensor<2x3x6xf32>
+}

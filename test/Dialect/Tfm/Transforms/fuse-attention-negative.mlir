@@ -189,8 +189,10 @@ func.func @scaled_scores_used_twice(%q: tensor<2x3x4xf32>, %k: tensor<2x5x4xf32>
 
 // -----
 
-// Masking by select on a boolean mask (masked_fill) replaces scores rather
-// than adding to them.
+// Masking by select on a boolean mask (masked_fill) that is not a constant
+// causal triangle (here an argument) is not fused: it would have to become an
+// additive mask the size of the scores. fuse-attention-masks.mlir has the
+// causal triangles that are.
 
 // CHECK-LABEL: func.func @select_on_bool_mask
 // CHECK:         arith.select

@@ -210,7 +210,7 @@ func.func @select_mask(%q: tensor<2x3x4xf32>, %k: tensor<2x5x4xf32>,
   %ninf = arith.constant dense<0xFF800000> : tensor<2x3x5xf32>
   %masked = arith.select %keep, %s, %ninf : tensor<2x3x5xi1>, tensor<2x3x5xf32>
   %w = tfm.masked_softmax %masked : (tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
-  // expected-remark @below {{attention not fused (rejected-mask): 'arith.select' replaces masked scores instead of adding a mask to them}}
+  // expected-remark @below {{attention not fused (rejected-mask): 'arith.select' masks the scores with a boolean mask that is not a constant causal triangle}}
   %o = tfm.batch_matmul %w, %v
       : (tensor<2x3x5xf32>, tensor<2x5x6xf32>) -> tensor<2x3x6xf32>
   return %o : tensor<2x3x6xf32>
