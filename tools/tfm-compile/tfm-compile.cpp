@@ -344,6 +344,11 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     return 1;
   if (failed(applyPassManagerCLOptions(pm)))
     return 1;
+  // --mlir-timing: the passes' times (object emission is not a pass).
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
+  pm.enableTiming(timing);
 
   int exitCode;
   OwningOpRef<ModuleOp> module = tfm::loadInput(sources, &context, exitCode);
