@@ -31,6 +31,8 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   // would hide a matmul's rows or columns from the micro-kernel.
   pm.addPass(createTfmDropUnitDims());
   pm.addPass(createCanonicalizerPass());
+  // Rows of right operands that would alias in L1's sets get longer.
+  pm.addPass(createTfmCpuPadRowStrides());
   TfmCpuSelectVectorStrategyOptions strategy;
   strategy.vectorWidthBits = vectorWidthBits;
   pm.addPass(createTfmCpuSelectVectorStrategy(strategy));

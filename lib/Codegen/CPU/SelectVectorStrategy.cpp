@@ -97,13 +97,8 @@ SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
   return shape;
 }
 
-/// The m, n and k dimensions of `op` if it is a matmul, batched or not, whose
-/// right operand is row-major ([k, n]), so that a row of it is contiguous.
-/// Several m dimensions are allowed (a matmul on a [B, S, K] input whose
-/// leading dimensions were not collapsed): all but the innermost are then
-/// iterated like batch dimensions.
-static std::optional<linalg::ContractionDimensions>
-getRowMajorMatmulDims(linalg::LinalgOp op) {
+std::optional<linalg::ContractionDimensions>
+tfm::getRowMajorMatmulDims(linalg::LinalgOp op) {
   if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInputs() != 2)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =

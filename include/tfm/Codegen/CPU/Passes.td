@@ -68,6 +68,39 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   ];
 }
 
+def TfmCpuPadRowStrides : Pass<"tfm-cpu-pad-row-strides"> {
+  let summary = "Pad the rows of matmuls' right operands off cache-set "
+                "aliasing strides";
+  let description = [{
+    The micro-kernel reads its right operand a row at a time down a strip of
+    columns, the rows one row stride apart. When that stride is a multiple
+    of 8 cache lines (a 768- or 3072-wide f32 weight: 48 or 192 lines), the
+    rows fall into at most 8 of L1's 64 sets and evict each other: the
+    strip, meant to stay in L1 while every row block uses it, is read from
+    L2 at every step. This pass gives such an operand rows one cache line
+    longer, so that consecutive rows fall into different sets:
+
+    - a constant (a weight) becomes a padded constant at compile time, read
+      through a `tensor.extract_slice` of its first columns;
+    - any other value is copied into the first columns of a padded buffer
+      (a `linalg.copy`, vectorized and parallel like any other op), when
+      the product has at least `min-rows` rows to share the copy.
+
+    Only products that get the micro-kernel (row-major right operand, static
+    row length) and are not inside a parallel loop are padded.
+  }];
+  let options = [
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"16",
+           "Rows a product needs for its right operand to be copied at run "
+           "time">,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TfmCpuLowerTransposes : Pass<"tfm-cpu-lower-transposes"> {
   let summary = "Transposes of vector blocks as register shuffles";
   let description = [{

@@ -10,6 +10,8 @@
 
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
+#include <optional>
+
 namespace mlir {
 namespace tfm {
 
@@ -20,6 +22,15 @@ namespace tfm {
 /// one iteration of every other loop.
 SmallVector<int64_t> getCpuVectorShape(linalg::LinalgOp op,
                                        unsigned vectorWidthBits);
+
+/// The m, n and k dimensions of `op` if it is a matmul, batched or not, whose
+/// right operand is row-major ([..., k, n]), so that a row of it is
+/// contiguous: the ops that get the micro-kernel. Several m dimensions are
+/// allowed (a matmul on a [B, S, K] input whose leading dimensions were not
+/// collapsed): all but the innermost are then iterated like batch
+/// dimensions.
+std::optional<linalg::ContractionDimensions>
+getRowMajorMatmulDims(linalg::LinalgOp op);
 
 } // namespace tfm
 } // namespace mlir

@@ -1,0 +1,126 @@
+//===- PadRowStrides.cpp - tfm-cpu-pad-row-strides ------------------------===//
+//
+// Implements `tfm-cpu-pad-row-strides`: the right operand of a micro-kernel
+// matmul whose row stride makes its rows alias in L1's sets gets rows one
+// cache line longer (a padded constant, or a copy into a padded buffer).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/CPU/Strategy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cstring>
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMCPUPADROWSTRIDES
+#include "tfm/Codegen/CPU/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+constexpr int64_t kLineBytes = 64;
+
+/// Rows whose stride is a multiple of this many cache lines share at most
+/// 64 / 8 = 8 of L1's 64 sets.
+constexpr int64_t kAliasingLines = 8;
+
+/// The elements of padding that `type`'s rows need: one cache line if the
+/// row stride is a multiple of kAliasingLines lines, else none.
+int64_t getRowPadding(RankedTensorType type) {
+  Type element = type.getElementType();
+  if (!type.hasStaticShape() || type.getRank() < 2 ||
+      !element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return 0;
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  int64_t rowBytes = type.getShape().back() * elementBytes;
+  if (rowBytes % (kLineBytes * kAliasingLines) != 0)
+    return 0;
+  return kLineBytes / elementBytes;
+}
+
+/// `attr` with each row (its last dimension) followed by `padding` zeros.
+DenseElementsAttr padRows(DenseElementsAttr attr, RankedTensorType padded) {
+  int64_t elementBytes = attr.getElementType().getIntOrFloatBitWidth() / 8;
+  int64_t row = attr.getType().getShape().back() * elementBytes;
+  int64_t paddedRow = padded.getShape().back() * elementBytes;
+  int64_t rows = attr.getNumElements() / attr.getType().getShape().back();
+  ArrayRef<char> data = attr.getRawData();
+  std::vector<char> buffer(rows * paddedRow, 0);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(buffer.data() + r * paddedRow, data.data() + r * row, row);
+  return DenseElementsAttr::getFromRawBuffer(padded, buffer);
+}
+
+struct TfmCpuPadRowStridesPass
+    : tfm::impl::TfmCpuPadRowStridesBase<TfmCpuPadRowStridesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> products;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (op.hasPureTensorSemantics() && getRowMajorMatmulDims(op) &&
+          !op->getParentOfType<scf::ForallOp>())
+        products.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : products)
+      pad(rewriter, op);
+  }
+
+  void pad(IRRewriter &rewriter, linalg::LinalgOp op) {
+    OpOperand *rhs = op.getDpsInputOperand(1);
+    auto type = dyn_cast<RankedTensorType>(rhs->get().getType());
+    int64_t padding = type ? getRowPadding(type) : 0;
+    if (padding == 0)
+      return;
+    SmallVector<int64_t> paddedShape(type.getShape());
+    paddedShape.back() += padding;
+    auto paddedType = RankedTensorType::get(paddedShape, type.getElementType());
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+
+    Value buffer;
+    DenseElementsAttr constant;
+    if (matchPattern(rhs->get(), m_Constant(&constant)) &&
+        !constant.isSplat()) {
+      buffer = arith::ConstantOp::create(rewriter, loc,
+                                         padRows(constant, paddedType));
+    } else {
+      int64_t rows = 1;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (unsigned m : getRowMajorMatmulDims(op)->m)
+        rows *= ranges[m];
+      if (ShapedType::isDynamic(rows) || rows < minRows)
+        return;
+      buffer = bufferization::AllocTensorOp::create(rewriter, loc, paddedType,
+                                                    ValueRange());
+    }
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, buffer,
+                                                 offsets, sizes, strides);
+    if (!constant || constant.isSplat())
+      slice = linalg::CopyOp::create(rewriter, loc, rhs->get(), slice)
+                  .getResult(0);
+    rewriter.modifyOpInPlace(op, [&] { rhs->set(slice); });
+  }
+};
+
+} // namespace
