@@ -76,9 +76,56 @@ struct TfmCpuPadRowStridesPass
           !op->getParentOfType<scf::ForallOp>())
         products.push_back(op);
     });
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation()->walk([&](linalg::TransposeOp op) {
+      if (op.hasPureTensorSemantics() &&
+          !op->getParentOfType<scf::ForallOp>())
+        transposes.push_back(op);
+    });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : products)
       pad(rewriter, op);
+    for (linalg::TransposeOp op : transposes)
+      padResult(rewriter, op);
+  }
+
+  /// A transpose writes its result into the first columns of a padded
+  /// buffer: attention's Kᵀ, whose rows flash attention's tiles read down
+  /// a block of keys.
+  void padResult(IRRewriter &rewriter, linalg::TransposeOp op) {
+    OpOperand &init = op.getDpsInitsMutable()[0];
+    auto type = cast<RankedTensorType>(init.get().getType());
+    int64_t padding = getRowPadding(type);
+    if (padding == 0 || !init.get().getDefiningOp<tensor::EmptyOp>())
+      return;
+    rewriter.setInsertionPoint(op);
+    rewriter.modifyOpInPlace(op, [&] {
+      init.set(getPaddedSlice(rewriter, op.getLoc(), type, padding));
+    });
+  }
+
+  /// The first columns, of `type`, of an allocation whose rows are
+  /// `padding` elements longer.
+  Value getPaddedSlice(IRRewriter &rewriter, Location loc,
+                       RankedTensorType type, int64_t padding) {
+    SmallVector<int64_t> paddedShape(type.getShape());
+    paddedShape.back() += padding;
+    Value buffer = bufferization::AllocTensorOp::create(
+        rewriter, loc,
+        RankedTensorType::get(paddedShape, type.getElementType()),
+        ValueRange());
+    return slice(rewriter, loc, type, buffer);
+  }
+
+  static Value slice(IRRewriter &rewriter, Location loc, RankedTensorType type,
+                     Value buffer) {
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t size : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(size));
+    return tensor::ExtractSliceOp::create(rewriter, loc, type, buffer, offsets,
+                                          sizes, strides);
   }
 
   void pad(IRRewriter &rewriter, linalg::LinalgOp op) {
@@ -109,17 +156,11 @@ struct TfmCpuPadRowStridesPass
       buffer = bufferization::AllocTensorOp::create(rewriter, loc, paddedType,
                                                     ValueRange());
     }
-    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                             rewriter.getIndexAttr(1));
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
-    Value slice = tensor::ExtractSliceOp::create(rewriter, loc, type, buffer,
-                                                 offsets, sizes, strides);
+    Value padded = slice(rewriter, loc, type, buffer);
     if (!constant || constant.isSplat())
-      slice = linalg::CopyOp::create(rewriter, loc, rhs->get(), slice)
-                  .getResult(0);
-    rewriter.modifyOpInPlace(op, [&] { rhs->set(slice); });
+      padded = linalg::CopyOp::create(rewriter, loc, rhs->get(), padded)
+                   .getResult(0);
+    rewriter.modifyOpInPlace(op, [&] { rhs->set(padded); });
   }
 };
 

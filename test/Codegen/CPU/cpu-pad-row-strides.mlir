@@ -69,3 +69,24 @@ func.func @runtime(%a: tensor<32x64xf32>, %b: tensor<64x256xf32>, %c: tensor<32x
   }
   return %0, %1, %2, %3 : tensor<32x256xf32>, tensor<8x256xf32>, tensor<32x192xf32>, tensor<32x256xf32>
 }
+
+// -----
+
+// A transpose (attention's Kᵀ, [12, 64, 1024]: rows of 4 KiB, all in one
+// set) writes into the first columns of a padded buffer; one whose rows do
+// not alias ([12, 64, 197]) keeps its empty.
+
+// CHECK-LABEL: func.func @transpose
+//       CHECK:   %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<12x64x1040xf32>
+//       CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[BUF]][0, 0, 0] [12, 64, 1024] [1, 1, 1]
+//       CHECK:   linalg.transpose ins(%{{.*}} : tensor<12x1024x64xf32>) outs(%[[SLICE]] : tensor<12x64x1024xf32>)
+//       CHECK:   %[[EMPTY:.*]] = tensor.empty() : tensor<12x64x197xf32>
+//       CHECK:   linalg.transpose ins(%{{.*}} : tensor<12x197x64xf32>) outs(%[[EMPTY]] : tensor<12x64x197xf32>)
+func.func @transpose(%k: tensor<12x1024x64xf32>, %j: tensor<12x197x64xf32>)
+    -> (tensor<12x64x1024xf32>, tensor<12x64x197xf32>) {
+  %e = tensor.empty() : tensor<12x64x1024xf32>
+  %0 = linalg.transpose ins(%k : tensor<12x1024x64xf32>) outs(%e : tensor<12x64x1024xf32>) permutation = [0, 2, 1]
+  %f = tensor.empty() : tensor<12x64x197xf32>
+  %1 = linalg.transpose ins(%j : tensor<12x197x64xf32>) outs(%f : tensor<12x64x197xf32>) permutation = [0, 2, 1]
+  return %0, %1 : tensor<12x64x1024xf32>, tensor<12x64x197xf32>
+}

@@ -86,8 +86,13 @@ def TfmCpuPadRowStrides : Pass<"tfm-cpu-pad-row-strides"> {
       (a `linalg.copy`, vectorized and parallel like any other op), when
       the product has at least `min-rows` rows to share the copy.
 
+    - a transpose into an empty (attention's Kᵀ, read a block of keys at
+      a time by flash attention's tiles) writes into the first columns of
+      a padded buffer instead, at no cost.
+
     Only products that get the micro-kernel (row-major right operand, static
-    row length) and are not inside a parallel loop are padded.
+    row length) and transposes that are not inside a parallel loop are
+    padded.
   }];
   let options = [
     Option<"minRows", "min-rows", "int64_t", /*default=*/"16",
