@@ -36,7 +36,7 @@ func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
 // Every other op: one vector along the innermost loop (16 f32 with AVX-512,
 // 8 with AVX2; fewer when the loop is shorter), one iteration of the rest.
 // The 21 columns become a tile of 16 and a peeled one of 5, both without
-// masks. Ops this small (under 2^14 iterations) run on one thread: no
+// masks. Ops this small (under 2^15 iterations) run on one thread: no
 // parallel tiles.
 
 // CHECK-LABEL: func.func @elementwise
@@ -115,7 +115,7 @@ func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
 
 // -----
 
-// An op with 2^14 iterations or more is first cut into parallel tiles, one
+// An op with 2^15 iterations or more is first cut into parallel tiles, one
 // iteration of every parallel loop outside the vector (the threads take
 // blocks of them); a reduction loop stays whole in each tile.
 

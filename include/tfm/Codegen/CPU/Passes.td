@@ -27,7 +27,7 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
     - Every other op is tiled to one vector register along its innermost
       loop and one iteration of every other loop; a transpose (an input
       read innermost along another loop) to a square block of vectors.
-      With 2^14 iterations or more, such an op is first cut into parallel
+      With 2^15 iterations or more, such an op is first cut into parallel
       tiles, one iteration of each parallel loop outside the vector.
     - An op inside a parallel loop already (the ops of an attention's
       query tile) gets no parallel tiles: OpenMP would only nest a
