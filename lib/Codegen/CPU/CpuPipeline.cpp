@@ -30,6 +30,8 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   // nn.MultiheadAttention, whose reshapes fusion folds into the products)
   // would hide a matmul's rows or columns from the micro-kernel.
   pm.addPass(createTfmDropUnitDims());
+  // Projections into heads ([K] x [K, H, Dh]) have two column dimensions.
+  pm.addPass(createTfmCollapseContractionDims());
   pm.addPass(createCanonicalizerPass());
   // Rows of right operands that would alias in L1's sets get longer.
   pm.addPass(createTfmCpuPadRowStrides());

@@ -116,6 +116,24 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmCollapseContractionDims : Pass<"tfm-collapse-contraction-dims"> {
+  let summary = "Collapse the column dimensions of top-level contractions";
+  let description = [{
+    A contraction at the top level of a function with several column (n)
+    dimensions that are contiguous in every operand (a projection into
+    heads, `[B, S, K] x [K, H, Dh] -> [B, S, H, Dh]`) is rewritten with one
+    column dimension, with upstream's `linalg::collapseOpIterationDims`: its
+    operands are collapsed, its result expanded back. The micro-kernel
+    takes products with one column dimension only; with two, the product
+    would be vectorized along its reduction, one dot product at a time.
+    Contractions inside tiles are left alone.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
   let summary = "Drop the unit dimensions of top-level contractions";
   let description = [{
