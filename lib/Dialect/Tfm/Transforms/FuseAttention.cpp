@@ -543,26 +543,60 @@ bool isCausalIndexMask(linalg::GenericOp generic, int64_t queryDim,
   return kept == 0.0 && masked * factor <= kLargeNegative;
 }
 
-/// True if `attr` is 0 on and below the diagonal (key <= query) and large
-/// negative above it.
-bool isCausalConstant(DenseFPElementsAttr attr, int64_t queryDim,
-                      int64_t keyDim, double factor) {
-  ArrayRef<int64_t> shape = attr.getType().getShape();
-  if (attr.getNumElements() > (int64_t{1} << 22))
-    return false;
+/// True if `values` (the elements of a constant of `shape`, in order) are
+/// `masked(value)` exactly for the keys after the query, along `queryDim`
+/// and `keyDim`.
+template <typename Range, typename IsMasked>
+bool isCausalTriangle(ArrayRef<int64_t> shape, int64_t queryDim,
+                      int64_t keyDim, Range values, IsMasked masked) {
   SmallVector<int64_t> strides(shape.size(), 1);
   for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
     strides[i] = strides[i + 1] * shape[i + 1];
   int64_t index = 0;
-  for (APFloat value : attr.getValues<APFloat>()) {
+  for (const auto &value : values) {
     int64_t query = (index / strides[queryDim]) % shape[queryDim];
     int64_t key = (index / strides[keyDim]) % shape[keyDim];
-    double x = value.convertToDouble();
-    if (key > query ? !(x * factor <= kLargeNegative) : x != 0.0)
+    if (masked(value) != (key > query))
       return false;
     ++index;
   }
   return true;
+}
+
+/// True if `attr` is 0 on and below the diagonal (key <= query) and large
+/// negative above it.
+bool isCausalConstant(DenseFPElementsAttr attr, int64_t queryDim,
+                      int64_t keyDim, double factor) {
+  if (attr.getNumElements() > (int64_t{1} << 22))
+    return false;
+  bool additive = true;
+  bool triangle = isCausalTriangle(
+      attr.getType().getShape(), queryDim, keyDim, attr.getValues<APFloat>(),
+      [&](const APFloat &value) {
+        double x = value.convertToDouble();
+        bool masked = x * factor <= kLargeNegative;
+        additive &= masked || x == 0.0;
+        return masked;
+      });
+  return triangle && additive;
+}
+
+/// The dimensions of `mask`'s source that run along the queries and the
+/// keys of the scores, if it has both and is not broadcast along them.
+std::optional<std::pair<int64_t, int64_t>>
+getQueryKeyDims(const MaskUse &mask) {
+  int64_t rank = mask.getScoreRank();
+  const auto *query = llvm::find(mask.scoreDims, rank - 2);
+  const auto *key = llvm::find(mask.scoreDims, rank - 1);
+  if (query == mask.scoreDims.end() || key == mask.scoreDims.end())
+    return std::nullopt;
+  int64_t queryDim = query - mask.scoreDims.begin();
+  int64_t keyDim = key - mask.scoreDims.begin();
+  auto type = cast<RankedTensorType>(mask.source.getType());
+  if (type.getDimSize(queryDim) != mask.scoresType.getDimSize(rank - 2) ||
+      type.getDimSize(keyDim) != mask.scoresType.getDimSize(rank - 1))
+    return std::nullopt;
+  return std::make_pair(queryDim, keyDim);
 }
 
 /// True if `mask`, added to the scores and then multiplied by `factor`, is a
@@ -570,19 +604,10 @@ bool isCausalConstant(DenseFPElementsAttr attr, int64_t queryDim,
 bool isCausal(const MaskUse &mask, double factor) {
   if (!(factor > 0.0))
     return false;
-  int64_t rank = mask.getScoreRank();
-  const auto *query = llvm::find(mask.scoreDims, rank - 2);
-  const auto *key = llvm::find(mask.scoreDims, rank - 1);
-  if (query == mask.scoreDims.end() || key == mask.scoreDims.end())
+  std::optional<std::pair<int64_t, int64_t>> dims = getQueryKeyDims(mask);
+  if (!dims)
     return false;
-  int64_t queryDim = query - mask.scoreDims.begin();
-  int64_t keyDim = key - mask.scoreDims.begin();
-  // The mask must run along the queries and keys, not be broadcast along
-  // them.
-  auto type = cast<RankedTensorType>(mask.source.getType());
-  if (type.getDimSize(queryDim) != mask.scoresType.getDimSize(rank - 2) ||
-      type.getDimSize(keyDim) != mask.scoresType.getDimSize(rank - 1))
-    return false;
+  auto [queryDim, keyDim] = *dims;
   if (auto generic = mask.source.getDefiningOp<linalg::GenericOp>())
     return isCausalIndexMask(generic, queryDim, keyDim, factor);
   DenseFPElementsAttr attr;
@@ -597,31 +622,14 @@ bool isCausal(const MaskUse &mask, double factor) {
 /// `masked_fill(triu(ones, 1).bool(), -inf)` as such a constant.
 bool isCausalBoolean(const MaskUse &mask, DenseIntElementsAttr attr,
                      bool maskedWhenNonzero) {
-  int64_t rank = mask.getScoreRank();
-  const auto *query = llvm::find(mask.scoreDims, rank - 2);
-  const auto *key = llvm::find(mask.scoreDims, rank - 1);
-  if (query == mask.scoreDims.end() || key == mask.scoreDims.end())
+  std::optional<std::pair<int64_t, int64_t>> dims = getQueryKeyDims(mask);
+  if (!dims || attr.getNumElements() > (int64_t{1} << 26) || attr.isSplat())
     return false;
-  int64_t queryDim = query - mask.scoreDims.begin();
-  int64_t keyDim = key - mask.scoreDims.begin();
-  ArrayRef<int64_t> shape = attr.getType().getShape();
-  if (shape[queryDim] != mask.scoresType.getDimSize(rank - 2) ||
-      shape[keyDim] != mask.scoresType.getDimSize(rank - 1) ||
-      attr.getNumElements() > (int64_t{1} << 26) || attr.isSplat())
-    return false;
-  SmallVector<int64_t> strides(shape.size(), 1);
-  for (int64_t i = static_cast<int64_t>(shape.size()) - 2; i >= 0; --i)
-    strides[i] = strides[i + 1] * shape[i + 1];
-  int64_t index = 0;
-  for (const APInt &value : attr.getValues<APInt>()) {
-    int64_t q = (index / strides[queryDim]) % shape[queryDim];
-    int64_t k = (index / strides[keyDim]) % shape[keyDim];
-    bool masked = value.isZero() != maskedWhenNonzero;
-    if (masked != (k > q))
-      return false;
-    ++index;
-  }
-  return true;
+  return isCausalTriangle(attr.getType().getShape(), dims->first,
+                          dims->second, attr.getValues<APInt>(),
+                          [&](const APInt &value) {
+                            return value.isZero() != maskedWhenNonzero;
+                          });
 }
 
 //===----------------------------------------------------------------------===//
