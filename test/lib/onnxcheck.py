@@ -93,6 +93,43 @@ class CausalAttention(nn.Module):
         return a + b.view_as(a)
 
 
+def seed_masked_softmax(x, valid_lens):
+    """The seed's masked_softmax (d2l 11.3), as written there: keys at or
+    past the valid length get -1e6 before the softmax."""
+    shape = x.shape
+    if valid_lens.dim() == 1:
+        valid_lens = torch.repeat_interleave(valid_lens, shape[1])
+    else:
+        valid_lens = valid_lens.reshape(-1)
+    x = x.reshape(-1, shape[-1])
+    mask = torch.arange(shape[-1], dtype=torch.float32)[None, :] \
+        < valid_lens[:, None]
+    x[~mask] = -1e6
+    return torch.softmax(x.reshape(shape), dim=-1)
+
+
+class SeedAttention(nn.Module):
+    """The seed's DotProductAttention with per-batch valid_lens (a length
+    of 0 included, which attends uniformly) and its AdditiveAttention with
+    per-query valid_lens, both through its masked_softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.w_q = nn.Linear(16, D_MODEL, bias=False)
+        self.w_k = nn.Linear(16, D_MODEL, bias=False)
+        self.w_v = nn.Linear(D_MODEL, 1, bias=False)
+
+    def forward(self, q, k, v, batch_lens, query_lens):
+        d = q.shape[-1]
+        scores = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(d)
+        dot = torch.bmm(seed_masked_softmax(scores, batch_lens), v)
+        features = torch.tanh(self.w_q(q).unsqueeze(2) +
+                              self.w_k(k).unsqueeze(1))
+        scores = self.w_v(features).squeeze(-1)
+        additive = torch.bmm(seed_masked_softmax(scores, query_lens), v)
+        return dot, additive
+
+
 class TokenEncoder(nn.Module):
     """Token ids (int64) through nn.Embedding and a GELU encoder layer."""
 
@@ -156,6 +193,12 @@ MODELS = {
     "causal-attention": (CausalAttention,
                          lambda: tuple(randn(BATCH, HEADS, SEQ, 16)
                                        for _ in range(3))),
+    "seed-attention": (SeedAttention,
+                       lambda: (randn(BATCH, SEQ, 16),
+                                randn(BATCH, SEQ + 2, 16),
+                                randn(BATCH, SEQ + 2, 8),
+                                torch.tensor([0, 7]),
+                                torch.randint(1, SEQ + 3, (BATCH, SEQ)))),
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),

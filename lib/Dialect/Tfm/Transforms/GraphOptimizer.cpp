@@ -23,6 +23,7 @@ void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
     pm.addPass(createTfmFuseGelu());
     pm.addPass(createTfmFuseLayerNorm());
     pm.addPass(createTfmFuseLinear());
+    pm.addPass(createTfmFuseMaskedSoftmax());
     pm.addPass(createTfmFuseAttention());
     pm.addPass(createTfmFuseMultiHeadAttention());
     pm.addPass(createCanonicalizerPass());

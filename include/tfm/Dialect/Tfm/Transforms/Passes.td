@@ -46,6 +46,45 @@ def TfmDecompose : Pass<"tfm-decompose"> {
 // Graph optimizer: fusion
 //===----------------------------------------------------------------------===//
 
+def TfmFuseMaskedSoftmax : Pass<"tfm-fuse-masked-softmax"> {
+  let summary = "Fuse sequence masks before a softmax into tfm.masked_softmax";
+  let description = [{
+    Recognises d2l's `masked_softmax` as `torch.onnx.export` writes it:
+
+    ```python
+    mask = torch.arange(K, dtype=torch.float32)[None, :] < valid_len[:, None]
+    X[~mask] = -1e6
+    softmax(X.reshape(shape), dim=-1)
+    ```
+
+    that is a `linalg.softmax` over the last dimension of an `arith.select`
+    (through reshapes that merge or split the rows and keep the last
+    dimension) between the scores and a splat fill, whose condition compares
+    the key index (a constant `0, ..., K-1` along the last dimension,
+    through broadcasts) with lengths broadcast along the keys. `<`, `>` with
+    the operands swapped, `>=` with the sides of the select swapped, and
+    negations (`arith.xori` with true) are accepted, on floats or signed
+    integers. The select and the softmax become
+    `tfm.masked_softmax %scores valid_lens(%lens)`, with one length per row
+    of the softmax (a per-batch length broadcast over the queries stays
+    broadcast), and attention fusion then treats it as any masked softmax.
+
+    The rewrite keeps the results exactly when the fill is at most -1e4 and
+    finite: masked_softmax fills with -1e6, whose exp() is 0 next to any
+    real score as the original fill's is, and a row without any valid key
+    is uniform in both. Lengths compared as floats must come from 32- or
+    64-bit integers through `arith.sitofp` (PyTorch's `valid_lens` are
+    int64); float lengths, `-inf` fills (NaN rows) and dynamic shapes are
+    left alone.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "sequence masks fused into masked_softmax">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
   let summary = "Fuse unfused scaled dot-product attention into tfm.attention";
   let description = [{
