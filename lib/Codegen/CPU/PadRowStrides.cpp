@@ -1,8 +1,9 @@
 //===- PadRowStrides.cpp - tfm-cpu-pad-row-strides ------------------------===//
 //
-// Implements `tfm-cpu-pad-row-strides`: the right operand of a micro-kernel
-// matmul whose row stride makes its rows alias in L1's sets gets rows one
-// cache line longer (a padded constant, or a copy into a padded buffer).
+// Implements `tfm-cpu-pad-row-strides`: an operand of a micro-kernel matmul
+// whose row stride makes its rows alias in L1's sets gets rows one cache
+// line longer (a padded constant, its producer writing into a padded
+// buffer, or a copy into one).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,6 +66,9 @@ DenseElementsAttr padRows(DenseElementsAttr attr, RankedTensorType padded) {
   return DenseElementsAttr::getFromRawBuffer(padded, buffer);
 }
 
+/// The operands of a product that may be padded.
+enum class Operand { Lhs, Rhs };
+
 struct TfmCpuPadRowStridesPass
     : tfm::impl::TfmCpuPadRowStridesBase<TfmCpuPadRowStridesPass> {
   using Base::Base;
@@ -83,8 +87,10 @@ struct TfmCpuPadRowStridesPass
         transposes.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : products)
-      pad(rewriter, op);
+    for (linalg::LinalgOp op : products) {
+      pad(rewriter, op, Operand::Rhs);
+      pad(rewriter, op, Operand::Lhs);
+    }
     for (linalg::TransposeOp op : transposes)
       padResult(rewriter, op);
   }
@@ -128,9 +134,19 @@ struct TfmCpuPadRowStridesPass
                                           sizes, strides);
   }
 
-  void pad(IRRewriter &rewriter, linalg::LinalgOp op) {
-    OpOperand *rhs = op.getDpsInputOperand(1);
-    auto type = dyn_cast<RankedTensorType>(rhs->get().getType());
+  /// Gives the `which` operand of `op` padded rows, when they alias.
+  void pad(IRRewriter &rewriter, linalg::LinalgOp op, Operand which) {
+    linalg::ContractionDimensions dims = *getRowMajorMatmulDims(op);
+    OpOperand *operand = op.getDpsInputOperand(which == Operand::Lhs ? 0 : 1);
+    // The left operand's rows alias only when it is row-major, [..., M, K]:
+    // the micro-kernel reads one element of each of its Mr rows per step.
+    if (which == Operand::Lhs) {
+      AffineMap map = op.getMatchingIndexingMap(operand);
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || last.getPosition() != dims.k.front())
+        return;
+    }
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
     int64_t padding = type ? getRowPadding(type) : 0;
     if (padding == 0)
       return;
@@ -140,27 +156,62 @@ struct TfmCpuPadRowStridesPass
     Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
 
-    Value buffer;
     DenseElementsAttr constant;
-    if (matchPattern(rhs->get(), m_Constant(&constant)) &&
+    if (matchPattern(operand->get(), m_Constant(&constant)) &&
         !constant.isSplat()) {
-      buffer = arith::ConstantOp::create(rewriter, loc,
-                                         padRows(constant, paddedType));
-    } else {
-      int64_t rows = 1;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      for (unsigned m : getRowMajorMatmulDims(op)->m)
-        rows *= ranges[m];
-      if (ShapedType::isDynamic(rows) || rows < minRows)
-        return;
-      buffer = bufferization::AllocTensorOp::create(rewriter, loc, paddedType,
-                                                    ValueRange());
+      Value buffer = arith::ConstantOp::create(rewriter, loc,
+                                               padRows(constant, paddedType));
+      Value padded = slice(rewriter, loc, type, buffer);
+      rewriter.modifyOpInPlace(op, [&] { operand->set(padded); });
+      return;
     }
-    Value padded = slice(rewriter, loc, type, buffer);
-    if (!constant || constant.isSplat())
-      padded = linalg::CopyOp::create(rewriter, loc, rhs->get(), padded)
-                   .getResult(0);
-    rewriter.modifyOpInPlace(op, [&] { rhs->set(padded); });
+    // Anything else costs a buffer, and a copy unless its producer can
+    // write into it: it pays when enough rows of the product (for the right
+    // operand) or columns (for the left) read the padded rows.
+    int64_t reuse = 1;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (unsigned d : which == Operand::Lhs ? dims.n : dims.m)
+      reuse = ShapedType::isDynamic(ranges[d]) || reuse < 0
+                  ? -1
+                  : reuse * ranges[d];
+    if (reuse < (which == Operand::Lhs ? minColumns : minRows))
+      return;
+    if (writeIntoPadded(rewriter, operand->get(), padding))
+      return;
+    Value buffer = bufferization::AllocTensorOp::create(
+        rewriter, loc, paddedType, ValueRange());
+    Value padded =
+        linalg::CopyOp::create(rewriter, loc, operand->get(),
+                               slice(rewriter, loc, type, buffer))
+            .getResult(0);
+    rewriter.modifyOpInPlace(op, [&] { operand->set(padded); });
+  }
+
+  /// Makes the producer of `value`, its only user being the product, write
+  /// into the first columns of a padded buffer: a linalg op (or the fill of
+  /// its accumulator) whose destination is a tensor.empty. False if `value`
+  /// has no such producer.
+  bool writeIntoPadded(IRRewriter &rewriter, Value value, int64_t padding) {
+    auto result = dyn_cast<OpResult>(value);
+    if (!result || !value.hasOneUse())
+      return false;
+    auto producer = dyn_cast<linalg::LinalgOp>(result.getOwner());
+    if (!producer || !producer.hasPureTensorSemantics() ||
+        producer->getParentOfType<scf::ForallOp>())
+      return false;
+    OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
+    if (auto fill = init->get().getDefiningOp<linalg::FillOp>();
+        fill && fill->hasOneUse())
+      init = fill.getDpsInitOperand(0);
+    if (!init->get().getDefiningOp<tensor::EmptyOp>() &&
+        !init->get().getDefiningOp<bufferization::AllocTensorOp>())
+      return false;
+    auto type = cast<RankedTensorType>(init->get().getType());
+    rewriter.setInsertionPoint(init->getOwner());
+    Value padded = getPaddedSlice(rewriter, init->getOwner()->getLoc(), type,
+                                  padding);
+    rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(padded); });
+    return true;
   }
 };
 

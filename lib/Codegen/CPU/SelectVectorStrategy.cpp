@@ -136,13 +136,21 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 ///            is `nested` in a parallel loop already) none;
 ///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
 ///            level is left out otherwise): reduction blocks of kKc steps,
-///            outermost, and in each, row blocks whose part of the left
-///            operand fills about half of L2 if there are more rows;
+///            and row blocks whose part of the left operand fills about
+///            half of L2 if there are more rows. In a column panel the row
+///            blocks are outermost, so that a row block's accumulators stay
+///            in L2 across the reduction blocks; without panels the
+///            reduction blocks are;
 ///   level 2  register tiles of Mr rows x Nr columns, Nr two vector
 ///            registers wide and Mr as many rows as leave registers for the
-///            operands (8 of AVX-512's 32, 6 of AVX2's 16), column tiles
-///            outermost so that a strip of the right operand stays in L1
-///            while every row block uses it;
+///            operands (8 of AVX-512's 32, 6 of AVX2's 16). In a column
+///            panel (at most four tiles wide) the row tiles are outermost:
+///            their rows of the left operand stay in L1 while the panel's
+///            column tiles use them, and consecutive accumulator tiles lie
+///            along the same rows of the result, which the hardware
+///            prefetches. Without panels the column tiles are outermost,
+///            so that a strip of the right operand stays in L1 while every
+///            row tile uses it;
 ///   level 3  the reduction, one step at a time.
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
@@ -182,8 +190,15 @@ getContractionConfig(linalg::LinalgOp op,
     if (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc)
       cache[m] = mc;
   }
+  // In a column panel, a row block's accumulators (kMc rows by the panel)
+  // stay in L2 while the reduction blocks go by; without panels they would
+  // not fit, and the reduction blocks go outermost.
+  bool panels = parallel[n] != 0;
   SmallVector<int64_t> cacheOrder(dims.batch.begin(), dims.batch.end());
-  cacheOrder.append({n, k, m});
+  if (panels)
+    cacheOrder.append({n, m, k});
+  else
+    cacheOrder.append({n, k, m});
 
   auto clampTo = [&](unsigned dim, int64_t size) {
     return ShapedType::isDynamic(ranges[dim])
@@ -196,7 +211,10 @@ getContractionConfig(linalg::LinalgOp op,
   registers[m] = clampTo(m, rows);
   registers[n] = clampTo(n, cols);
   SmallVector<int64_t> order(dims.batch.begin(), dims.batch.end());
-  order.append({n, m, k});
+  if (panels)
+    order.append({m, n, k});
+  else
+    order.append({n, m, k});
 
   SmallVector<int64_t> steps(numLoops, 0);
   steps[k] = 1;

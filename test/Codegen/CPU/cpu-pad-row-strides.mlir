@@ -1,5 +1,7 @@
 // RUN: tfm-opt %s --tfm-cpu-pad-row-strides -split-input-file \
 // RUN:   --mlir-print-elementsattrs-with-hex-if-larger=-1 | FileCheck %s
+// RUN: tfm-opt %s --tfm-cpu-pad-row-strides=min-columns=64 -split-input-file \
+// RUN:   | FileCheck %s --check-prefix=LEFT
 
 // A constant right operand with rows of 128 f32 (512 bytes, 8 cache lines:
 // every row in the same 8 of L1's 64 sets) becomes a constant with rows of
@@ -89,4 +91,51 @@ func.func @transpose(%k: tensor<12x1024x64xf32>, %j: tensor<12x197x64xf32>)
   %f = tensor.empty() : tensor<12x64x197xf32>
   %1 = linalg.transpose ins(%j : tensor<12x197x64xf32>) outs(%f : tensor<12x64x197xf32>) permutation = [0, 2, 1]
   return %0, %1 : tensor<12x64x1024xf32>, tensor<12x64x197xf32>
+}
+
+// -----
+
+// The left operand's rows alias too when it is row-major with 128 f32 per
+// row: the micro-kernel reads one element from each of its register tile's
+// rows per step. With the default min-columns (512), these products of 64
+// and 128 columns leave it alone; with 64, an argument is copied into a
+// padded buffer, and an elementwise result whose only user is the product
+// is written into one by its producer, with no copy. A right operand
+// computed the same way is written into a padded buffer too.
+
+// CHECK-LABEL: func.func @left
+//  CHECK-SAME:   %[[A:[^:]*]]: tensor<32x128xf32>, %[[B:[^:]*]]: tensor<128x64xf32>
+//       CHECK:   linalg.matmul ins(%[[A]], %[[B]] : tensor<32x128xf32>, tensor<128x64xf32>)
+//       CHECK:   %[[EXP:.*]] = linalg.exp ins(%[[A]] : tensor<32x128xf32>) outs(%{{.*}} : tensor<32x128xf32>)
+//       CHECK:   %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<128x144xf32>
+//       CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[BUF]][0, 0] [128, 128] [1, 1]
+//       CHECK:   %[[NEG:.*]] = linalg.negf ins(%{{.*}} : tensor<128x128xf32>) outs(%[[SLICE]] : tensor<128x128xf32>)
+//       CHECK:   linalg.matmul ins(%[[EXP]], %[[NEG]] : tensor<32x128xf32>, tensor<128x128xf32>)
+//   CHECK-NOT:   alloc_tensor
+
+// LEFT-LABEL: func.func @left
+//  LEFT-SAME:   %[[A:[^:]*]]: tensor<32x128xf32>, %[[B:[^:]*]]: tensor<128x64xf32>
+//       LEFT:   %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<32x144xf32>
+//       LEFT:   %[[SLICE:.*]] = tensor.extract_slice %[[BUF]][0, 0] [32, 128] [1, 1]
+//       LEFT:   %[[COPY:.*]] = linalg.copy ins(%[[A]] : tensor<32x128xf32>) outs(%[[SLICE]] : tensor<32x128xf32>)
+//       LEFT:   linalg.matmul ins(%[[COPY]], %[[B]] : tensor<32x128xf32>, tensor<128x64xf32>)
+//       LEFT:   %[[BUF2:.*]] = bufferization.alloc_tensor() : tensor<32x144xf32>
+//       LEFT:   %[[SLICE2:.*]] = tensor.extract_slice %[[BUF2]][0, 0] [32, 128] [1, 1]
+//       LEFT:   %[[EXP:.*]] = linalg.exp ins(%[[A]] : tensor<32x128xf32>) outs(%[[SLICE2]] : tensor<32x128xf32>)
+//       LEFT:   linalg.matmul ins(%[[EXP]], %{{.*}} : tensor<32x128xf32>, tensor<128x128xf32>)
+func.func @left(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
+                %c: tensor<32x64xf32>, %w: tensor<128x128xf32>,
+                %d: tensor<32x128xf32>)
+    -> (tensor<32x64xf32>, tensor<32x128xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<32x128xf32>, tensor<128x64xf32>)
+      outs(%c : tensor<32x64xf32>) -> tensor<32x64xf32>
+  %e = tensor.empty() : tensor<32x128xf32>
+  %x = linalg.exp ins(%a : tensor<32x128xf32>) outs(%e : tensor<32x128xf32>)
+      -> tensor<32x128xf32>
+  %f = tensor.empty() : tensor<128x128xf32>
+  %y = linalg.negf ins(%w : tensor<128x128xf32>) outs(%f : tensor<128x128xf32>)
+      -> tensor<128x128xf32>
+  %1 = linalg.matmul ins(%x, %y : tensor<32x128xf32>, tensor<128x128xf32>)
+      outs(%d : tensor<32x128xf32>) -> tensor<32x128xf32>
+  return %0, %1 : tensor<32x64xf32>, tensor<32x128xf32>
 }

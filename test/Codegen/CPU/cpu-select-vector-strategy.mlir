@@ -4,23 +4,24 @@
 
 // A matmul with a row-major right operand gets the micro-kernel: parallel
 // column panels of 128 (768 / 128 = 6 panels), 8x32 register tiles with the
-// column loop outermost, and the reduction one step at a time. With AVX2's
+// row loop outermost in a panel, and the reduction one step at a time. With AVX2's
 // 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the row
-// loop is peeled: the 5 rows that 8 does not divide are a last register tile
-// of their own, in the same column loop.
+// loop is peeled: the 5 rows that 8 does not divide are a last row of
+// register tiles of their own.
 
 // CHECK-LABEL: func.func @matmul
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], []]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
 // AVX2-LABEL: func.func @matmul
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
 
 // TILED-LABEL: func.func @matmul
 // TILED: scf.forall (%{{.*}}) = (0) to (768) step (128)
-// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
-// TILED:     scf.for %{{.*}} = %{{.*}} to %c192 step %c8
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c8
+// TILED:     scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x32xf32>)
 // TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
 // TILED:         arith.mulf {{.*}} : vector<8x32x1xf32>
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
 // TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
 // TILED-NOT: linalg.matmul
@@ -69,7 +70,7 @@ func.func @elementwise(%x: tensor<3x21xf32>, %y: tensor<3x21xf32>,
 // iterated like a batch.
 
 // CHECK-LABEL: func.func @matmul_two_m_dims
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 8, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 2, 1, 3], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 8, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
 // TILED-LABEL: func.func @matmul_two_m_dims
 //       TILED: scf.forall (%{{.*}}) = (0) to (64) step (32)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x8x32xf32>)
@@ -201,20 +202,22 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
 
 // A long reduction is blocked for the caches first: 256 steps at a time (a
 // register tile's strip of the right operand, 256 x 32 f32, stays in L1),
-// outermost, and in each, blocks of 256 rows (their 256 x 256 part of the
-// left operand stays in L2) when there are more; the remainders are peeled.
+// and blocks of 256 rows (their 256 x 256 part of the left operand stays in
+// L2) when there are more; in a column panel the row blocks are outermost
+// (their accumulators stay in L2 across the reduction blocks), and so are
+// the row tiles in the block. The remainders are peeled.
 
 // CHECK-LABEL: func.func @cache_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [256, 0, 256], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 2, 0], [1, 0, 2], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [256, 0, 256], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
 //       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [0, 0, 256], [8, 32, 0], [0, 0, 1]]
 // AVX2-LABEL: func.func @cache_blocks
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [6, 16, 0], [0, 0, 1]]
 // TILED-LABEL: func.func @cache_blocks
 //       TILED: scf.forall (%{{.*}}) = (0) to (256) step (128)
-//       TILED:   scf.for %{{.*}} = %{{.*}} to %c768 step %c256
-//       TILED:     scf.for %{{.*}} = %{{.*}} to %c512 step %c256
-//       TILED:       scf.for %{{.*}} = %{{.*}} to %c128 step %c32
-//       TILED:         scf.for %{{.*}} = %{{.*}} to %c256 step %c8
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c512 step %c256
+//       TILED:     scf.for %{{.*}} = %{{.*}} to %c768 step %c256
+//       TILED:       scf.for %{{.*}} = %{{.*}} to %c256 step %c8
+//       TILED:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 //       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<8x32xf32>)
 func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
                         %c: tensor<600x256xf32>, %x: tensor<64x768xf32>,
