@@ -38,6 +38,12 @@ Models (--models takes these keys):
                            [1, 1024, 768]: x + proj(attn(ln_1(x))) with
                            masked_fill of a boolean upper triangle by -inf,
                            then x + mlp(ln_2(x)), tanh-GELU 768->3072->768
+  d2l_encoder              the seed's d2l TransformerEncoder (bench/d2l.py):
+                           embedding, positional encoding, 2 blocks of
+                           multi-head attention with valid_lens (its
+                           masked_softmax), add & norm, ReLU FFN, at 768,
+                           12 heads, 3072; int64 tokens [8, 128] and
+                           valid_lens [8]
   attention_s{197,1024,4096}[_causal]
                            bmm(q, k^T) / 8, [masked_fill of the upper
                            triangle by -inf], softmax, bmm(., v) on q, k, v
@@ -48,9 +54,8 @@ Models (--models takes these keys):
 Parameters that PyTorch initialises to zero (biases) are redrawn ~ N(0,
 0.02²) and LayerNorm weights are 1 + N(0, 0.1²) (common.redraw_dead_weights),
 so that no path computes a constant. Inputs are standard normal from a
-fixed seed. d2l's TransformerEncoder is not among the models: the repository
-has it only as a tfm graph (examples/transformer_encoder.mlir) and a NumPy
-reference, not as a PyTorch module to export.
+fixed seed (tokens and valid lengths uniform, one sentence at full
+length).
 
 Timing. For each model, one first call of every (system, T) warms up,
 estimates its time per run and writes the outputs that are checked; then
@@ -117,6 +122,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
+import d2l  # noqa: E402
 import vit  # noqa: E402
 import vit_graph  # noqa: E402
 from common import fmt, mib  # noqa: E402
@@ -265,6 +271,27 @@ def gpt2_case(s):
     return build
 
 
+def d2l_case(s, b, blocks):
+    def build(torch, quick):
+        w = width(quick)
+        seq, batch = (s // 8, min(b, 2)) if quick else (s, b)
+        vocab = 1000
+        torch.manual_seed(0)
+        module = d2l.build(torch, vocab, w["d"], w["heads"], w["ff"], blocks)
+        common.redraw_dead_weights(torch, module, 1)
+        tokens = torch.randint(0, vocab, (batch, seq),
+                               generator=torch.Generator().manual_seed(2))
+        # Sentences of different lengths, one of them the full length.
+        lens = torch.randint(1, seq + 1, (batch,),
+                             generator=torch.Generator().manual_seed(3))
+        lens[0] = seq
+        flops = blocks * encoder_flops(batch, seq, w["d"], w["ff"])
+        return (module.eval(), (tokens, lens), flops,
+                f"d2l TransformerEncoder {blocks} blocks S={seq} B={batch}, "
+                f"valid_lens" + dim(w))
+    return build
+
+
 def attention_case(s, causal):
     def build(torch, quick):
         seq = s // 16 if quick else s
@@ -315,7 +342,8 @@ CASES = [Case("sgemm", sgemm_case(2048)),
 CASES += [Case(f"encoder_s{s}_b{b}", encoder_case(s, b))
           for s in (128, 384) for b in (1, 8)]
 CASES += [Case("mha_s1024", mha_case(1024)),
-          Case("gpt2_s1024", gpt2_case(1024))]
+          Case("gpt2_s1024", gpt2_case(1024)),
+          Case("d2l_encoder", d2l_case(128, 8, 2))]
 CASES += [Case(f"attention_s{s}" + ("_causal" if causal else ""),
                attention_case(s, causal))
           for causal in (False, True) for s in (197, 1024, 4096)]
