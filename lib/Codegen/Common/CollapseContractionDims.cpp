@@ -1,6 +1,8 @@
 //===- CollapseContractionDims.cpp - One column dimension per product -----===//
 //
-// Implements `tfm-collapse-contraction-dims`.
+// Implements `tfm-collapse-contraction-dims`: a top-level contraction's
+// row dimensions, and its column dimensions, each become one dimension
+// where they are contiguous in every operand.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,14 +24,13 @@ using namespace mlir;
 
 namespace {
 
-/// The column dimensions of `op` as one group to collapse, if there are
-/// several, consecutive, and contiguous in every operand.
-std::optional<ReassociationIndices> getColumnGroup(linalg::GenericOp op) {
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  if (failed(dims) || dims->n.size() < 2)
+/// `dims` as one group to collapse, if there are several, consecutive, and
+/// contiguous in every operand of `op`.
+std::optional<ReassociationIndices> getGroup(linalg::GenericOp op,
+                                             ArrayRef<unsigned> dims) {
+  if (dims.size() < 2)
     return std::nullopt;
-  ReassociationIndices group(dims->n.begin(), dims->n.end());
+  ReassociationIndices group(dims.begin(), dims.end());
   llvm::sort(group);
   for (auto [i, dim] : llvm::enumerate(group))
     if (dim != group.front() + static_cast<int64_t>(i))
@@ -39,24 +40,45 @@ std::optional<ReassociationIndices> getColumnGroup(linalg::GenericOp op) {
   return group;
 }
 
+/// The row dimensions and the column dimensions of `op`, each as one group
+/// to collapse where they can be.
+SmallVector<ReassociationIndices> getGroups(linalg::GenericOp op) {
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims))
+    return {};
+  SmallVector<ReassociationIndices> groups;
+  for (ArrayRef<unsigned> kind : {ArrayRef<unsigned>(dims->m),
+                                  ArrayRef<unsigned>(dims->n)})
+    if (std::optional<ReassociationIndices> group = getGroup(op, kind))
+      groups.push_back(std::move(*group));
+  llvm::sort(groups, [](const ReassociationIndices &a,
+                        const ReassociationIndices &b) {
+    return a.front() < b.front();
+  });
+  return groups;
+}
+
 struct TfmCollapseContractionDimsPass
     : tfm::impl::TfmCollapseContractionDimsBase<
           TfmCollapseContractionDimsPass> {
   void runOnOperation() override {
-    SmallVector<std::pair<linalg::GenericOp, ReassociationIndices>> ops;
+    SmallVector<std::pair<linalg::GenericOp, SmallVector<ReassociationIndices>>>
+        ops;
     getOperation()->walk([&](linalg::GenericOp op) {
       if (!isa<func::FuncOp>(op->getParentOp()) ||
           !op.hasPureTensorSemantics() ||
           !linalg::isaContractionOpInterface(op))
         return;
-      if (std::optional<ReassociationIndices> group = getColumnGroup(op))
-        ops.push_back({op, *group});
+      SmallVector<ReassociationIndices> groups = getGroups(op);
+      if (!groups.empty())
+        ops.push_back({op, std::move(groups)});
     });
     IRRewriter rewriter(&getContext());
-    for (auto &[op, group] : ops) {
+    for (auto &[op, groups] : ops) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::CollapseResult> result =
-          linalg::collapseOpIterationDims(op, {group}, rewriter);
+          linalg::collapseOpIterationDims(op, groups, rewriter);
       if (succeeded(result))
         rewriter.replaceOp(op, result->results);
     }

@@ -17,6 +17,7 @@ using namespace mlir::tfm;
 void tfm::buildTfmToLinalgStage(OpPassManager &pm,
                                 std::unique_ptr<Pass> selectStrategy) {
   pm.addPass(createConvertTfmToLinalg());
+  pm.addPass(createTfmFoldEmptyLoops());
   pm.addPass(std::move(selectStrategy));
   pm.addPass(createTfmTileByConfig());
   pm.addPass(createTfmDecomposeAggregates());

@@ -2,12 +2,14 @@
 
 // A projection into heads, [2, 10, 32] x [32, 4, 8]: its two column
 // dimensions are contiguous in the weight and the result, and become one of
-// 32, which the micro-kernel takes; the result is expanded back.
+// 32, which the micro-kernel takes; its two row dimensions, contiguous in
+// the input and the result, become one of 20. The result is expanded back.
 
 // CHECK-LABEL: func.func @heads
+//       CHECK:   %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<2x10x32xf32> into tensor<20x32xf32>
 //       CHECK:   %[[W:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<32x4x8xf32> into tensor<32x32xf32>
-//       CHECK:   %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]{{.*}} ins(%{{.*}}, %[[W]] : tensor<2x10x32xf32>, tensor<32x32xf32>)
-//       CHECK:   tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3]] {{.*}} : tensor<2x10x32xf32> into tensor<2x10x4x8xf32>
+//       CHECK:   %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[X]], %[[W]] : tensor<20x32xf32>, tensor<32x32xf32>)
+//       CHECK:   tensor.expand_shape %[[P]] {{\[}}[0, 1], [2, 3]] {{.*}} : tensor<20x32xf32> into tensor<2x10x4x8xf32>
 func.func @heads(%x: tensor<2x10x32xf32>, %w: tensor<32x4x8xf32>,
                  %y: tensor<2x10x4x8xf32>) -> tensor<2x10x4x8xf32> {
   %0 = linalg.generic {
@@ -46,4 +48,54 @@ func.func @swapped(%x: tensor<10x32xf32>, %w: tensor<32x4x8xf32>,
     linalg.yield %s : f32
   } -> tensor<10x8x4xf32>
   return %0 : tensor<10x8x4xf32>
+}
+
+// -----
+
+// The in-projection of an exported nn.MultiheadAttention on PyTorch's
+// [S, B, D] layout: rows [128, 8] become one of 1024, so that the weight is
+// read once per row block rather than once for every 8 rows.
+
+// CHECK-LABEL: func.func @sequence_first
+//       CHECK:   %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<128x8x64xf32> into tensor<1024x64xf32>
+//       CHECK:   %[[P:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[X]], %{{.*}} : tensor<1024x64xf32>, tensor<64x96xf32>)
+//       CHECK:   tensor.expand_shape %[[P]] {{\[}}[0, 1], [2]] {{.*}} : tensor<1024x96xf32> into tensor<128x8x96xf32>
+func.func @sequence_first(%x: tensor<128x8x64xf32>, %w: tensor<64x96xf32>,
+                          %y: tensor<128x8x96xf32>) -> tensor<128x8x96xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(s, b, n, k) -> (s, b, k)>,
+                       affine_map<(s, b, n, k) -> (k, n)>,
+                       affine_map<(s, b, n, k) -> (s, b, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<128x8x64xf32>, tensor<64x96xf32>) outs(%y : tensor<128x8x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<128x8x96xf32>
+  return %0 : tensor<128x8x96xf32>
+}
+
+// -----
+
+// Rows that the result lays out in another order than the input ([S, B]
+// into [B, S]) cannot be collapsed: left alone.
+
+// CHECK-LABEL: func.func @rows_swapped
+//   CHECK-NOT:   tensor.collapse_shape
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+func.func @rows_swapped(%x: tensor<16x8x64xf32>, %w: tensor<64x96xf32>,
+                        %y: tensor<8x16x96xf32>) -> tensor<8x16x96xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(s, b, n, k) -> (s, b, k)>,
+                       affine_map<(s, b, n, k) -> (k, n)>,
+                       affine_map<(s, b, n, k) -> (b, s, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<16x8x64xf32>, tensor<64x96xf32>) outs(%y : tensor<8x16x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16x96xf32>
+  return %0 : tensor<8x16x96xf32>
 }

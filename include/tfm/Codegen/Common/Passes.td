@@ -44,6 +44,19 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
   ];
 }
 
+def TfmFoldEmptyLoops : Pass<"tfm-fold-empty-loops"> {
+  let summary = "Replace linalg ops with a loop of extent 0 by their inits";
+  let description = [{
+    A linalg op on tensors one of whose loops has the static extent 0 never
+    runs its body: each result is its init. A product whose reduction has
+    length 0 (`tfm.linear` on `tensor<2x0xf32>`, an FFN without hidden
+    units) is thus its accumulator, zeros or the bias, as in PyTorch and
+    NumPy, and an op over an empty tensor is its (empty) init. Runs right
+    after the lowering to linalg, so that no strategy or tiling has to
+    handle tiles of a loop without iterations.
+  }];
+}
+
 def TfmAllocateFillInits : Pass<"tfm-allocate-fill-inits"> {
   let summary = "Give every linalg.fill of a tensor.empty its own buffer";
   let description = [{
@@ -117,16 +130,24 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
 }
 
 def TfmCollapseContractionDims : Pass<"tfm-collapse-contraction-dims"> {
-  let summary = "Collapse the column dimensions of top-level contractions";
+  let summary = "Collapse the row and the column dimensions of top-level "
+                "contractions";
   let description = [{
-    A contraction at the top level of a function with several column (n)
-    dimensions that are contiguous in every operand (a projection into
-    heads, `[B, S, K] x [K, H, Dh] -> [B, S, H, Dh]`) is rewritten with one
-    column dimension, with upstream's `linalg::collapseOpIterationDims`: its
-    operands are collapsed, its result expanded back. The micro-kernel
-    takes products with one column dimension only; with two, the product
-    would be vectorized along its reduction, one dot product at a time.
-    Contractions inside tiles are left alone.
+    A contraction at the top level of a function with several row (m)
+    dimensions, or several column (n) dimensions, that are consecutive and
+    contiguous in every operand is rewritten with one row dimension and one
+    column dimension, with upstream's `linalg::collapseOpIterationDims`:
+    its operands are collapsed, its result expanded back. Rows: a linear on
+    `[B, S, K]`, or on the `[S, B, K]` layout that `nn.MultiheadAttention`'s
+    export gives its in-projection, is one `[B * S, K]` product, whose
+    weight the micro-kernel reads once per row block instead of once per
+    batch element (the micro-kernel iterates any row dimension but the last
+    like a batch; at `[128, 8, 768]` it would stream the whole weight for
+    every 8 rows). Columns: a projection into heads, `[B, S, K] x [K, H, Dh]
+    -> [B, S, H, Dh]`, gets one column dimension; the micro-kernel takes
+    products with one only, and with two the product would be vectorized
+    along its reduction, one dot product at a time. Contractions inside
+    tiles are left alone.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",
