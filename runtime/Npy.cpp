@@ -2,6 +2,10 @@
 
 #include "Npy.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -19,12 +23,16 @@ const char *tfm::runtime::dtypeName(DType type) {
     return "int32";
   case DType::I64:
     return "int64";
+  case DType::B1:
+    return "bool";
   }
   return "?";
 }
 
 size_t tfm::runtime::dtypeSize(DType type) {
   switch (type) {
+  case DType::B1:
+    return 1;
   case DType::F16:
     return 2;
   case DType::F32:
@@ -45,6 +53,8 @@ bool tfm::runtime::parseDTypeName(const std::string &name, DType &type) {
     type = DType::I32;
   else if (name == "i64")
     type = DType::I64;
+  else if (name == "b1")
+    type = DType::B1;
   else
     return false;
   return true;
@@ -74,6 +84,8 @@ static bool parseDescr(const std::string &descr, DType &type) {
     type = DType::I32;
   else if (descr == "<i8")
     type = DType::I64;
+  else if (descr == "|b1")
+    type = DType::B1;
   else
     return false;
   return true;
@@ -129,15 +141,39 @@ static bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
   return true;
 }
 
+/// Reads up to `count` more bytes of `file` into `bytes`; false if the
+/// stream fails before the end of the file.
+static bool readMore(std::ifstream &file, std::string &bytes, size_t count) {
+  size_t old = bytes.size();
+  bytes.resize(old + count);
+  file.read(&bytes[old], static_cast<std::streamsize>(count));
+  bytes.resize(old + static_cast<size_t>(file.gcount()));
+  return !file.bad();
+}
+
 bool tfm::runtime::readNpy(const std::string &path, Array &array,
                            std::string &error) {
+  struct stat info;
+  if (::stat(path.c_str(), &info) != 0) {
+    error = "cannot open '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  if (S_ISDIR(info.st_mode)) {
+    error = "'" + path + "' is a directory, not a .npy file";
+    return false;
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = "cannot open '" + path + "'";
     return false;
   }
-  std::string bytes((std::istreambuf_iterator<char>(file)),
-                    std::istreambuf_iterator<char>());
+  // The magic and the header's length first: a file that is not a .npy
+  // (or /dev/zero) is rejected before anything else is read.
+  std::string bytes;
+  if (!readMore(file, bytes, 12)) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
     error = "'" + path + "' is not a .npy file (bad magic)";
     return false;
@@ -162,6 +198,11 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
             std::to_string(major);
     return false;
   }
+  if (headerStart + headerLen > bytes.size() &&
+      !readMore(file, bytes, headerStart + headerLen - bytes.size())) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
   if (headerStart + headerLen > bytes.size()) {
     error = "'" + path + "' is truncated in its header";
     return false;
@@ -179,8 +220,8 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
     descr = descr.substr(1, descr.size() - 2);
   if (!parseDescr(descr, array.dtype)) {
     error = "'" + path + "' holds elements of type '" + descr +
-            "', which tfm does not read (float32, float16, int32 or int64, "
-            "little-endian)";
+            "', which tfm does not read (little-endian float32, float16, "
+            "int32 or int64, or bool)";
     return false;
   }
   if (fortran.compare(0, 4, "True") == 0) {
@@ -193,23 +234,45 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
     return false;
   }
 
+  // The data's size, checked for overflow: a shape whose size does not
+  // fit in memory is an error, not a wrapped-around small number.
   size_t dataStart = headerStart + headerLen;
-  size_t expected = size_t(array.numElements()) * dtypeSize(array.dtype);
-  size_t found = bytes.size() - dataStart;
+  uint64_t expected = dtypeSize(array.dtype);
+  for (int64_t d : array.shape) {
+    if (d != 0 && expected > (uint64_t(1) << 48) / uint64_t(d)) {
+      error = "'" + path + "' has the shape " + shapeToString(array.shape) +
+              ", too large to hold in memory";
+      return false;
+    }
+    expected *= uint64_t(d);
+  }
+  // Read what the header announces, and one byte more to see whether the
+  // file is longer.
+  size_t have = bytes.size() - std::min(bytes.size(), dataStart);
+  if (have < expected + 1 &&
+      !readMore(file, bytes, size_t(expected + 1 - have))) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  size_t found = bytes.size() - std::min(bytes.size(), dataStart);
   if (found != expected) {
+    bool longer = found > expected;
     error = "'" + path + "' should hold " + std::to_string(expected) +
             " bytes of data for shape " + shapeToString(array.shape) +
-            ", found " + std::to_string(found) +
-            (found < expected ? " (truncated)" : "");
+            (longer ? ", found more"
+                    : ", found " + std::to_string(found) + " (truncated)");
     return false;
   }
   array.data.assign(bytes.begin() + dataStart, bytes.end());
+  if (array.dtype == DType::B1)
+    for (uint8_t &b : array.data)
+      b = b != 0;
   return true;
 }
 
 bool tfm::runtime::writeNpy(const std::string &path, const Array &array,
                             std::string &error) {
-  static const char *descrs[] = {"<f4", "<f2", "<i4", "<i8"};
+  static const char *descrs[] = {"<f4", "<f2", "<i4", "<i8", "|b1"};
   std::string shape = "(";
   for (int64_t d : array.shape)
     shape += std::to_string(d) + ", ";
@@ -239,8 +302,11 @@ bool tfm::runtime::writeNpy(const std::string &path, const Array &array,
   file << header;
   file.write(reinterpret_cast<const char *>(array.data.data()),
              array.data.size());
+  // Buffered writes fail at the latest when the file is closed (a full
+  // disk, /dev/full): the output is written only if the close succeeds.
+  file.close();
   if (!file) {
-    error = "cannot write '" + path + "'";
+    error = "cannot write '" + path + "' (" + std::strerror(errno) + ")";
     return false;
   }
   return true;

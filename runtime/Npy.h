@@ -1,7 +1,8 @@
 //===- Npy.h - Reading and writing NumPy .npy files -------------*- C++ -*-===//
 //
 // The .npy subset that tfm binaries exchange: little-endian float32,
-// float16, int32 and int64 arrays in C order, format versions 1 to 3.
+// float16, int32 and int64 arrays and bool arrays (one byte an element) in C
+// order, format versions 1 to 3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +17,7 @@ namespace tfm {
 namespace runtime {
 
 /// Element types that cross the boundary of a compiled model.
-enum class DType { F32, F16, I32, I64 };
+enum class DType { F32, F16, I32, I64, B1 };
 
 /// The name NumPy users know the type by, e.g. "float32".
 const char *dtypeName(DType type);
@@ -24,7 +25,8 @@ const char *dtypeName(DType type);
 /// Size of one element in bytes.
 size_t dtypeSize(DType type);
 
-/// Parses the names used in tfm signatures ("f32", "f16", "i32", "i64").
+/// Parses the names used in tfm signatures ("f32", "f16", "i32", "i64",
+/// "b1").
 bool parseDTypeName(const std::string &name, DType &type);
 
 /// An n-dimensional array in C order.
@@ -40,7 +42,9 @@ struct Array {
 std::string shapeToString(const std::vector<int64_t> &shape);
 
 /// Reads `path` into `array`. On failure returns false and sets `error` to a
-/// message that says what is wrong with the file.
+/// message that says what is wrong with the file. Only a regular file's
+/// header is read before it is checked, and only as much data as the header
+/// announces; bool elements are normalized to 0 and 1.
 bool readNpy(const std::string &path, Array &array, std::string &error);
 
 /// Writes `array` to `path` (format version 1.0). On failure returns false

@@ -130,6 +130,33 @@ class SeedAttention(nn.Module):
         return dot, additive
 
 
+class PaddingMasks(nn.Module):
+    """Padding masks as NLP code passes them: a bool src_key_padding_mask
+    to nn.TransformerEncoderLayer, and to nn.MultiheadAttention a bool
+    key_padding_mask with a float attn_mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerEncoderLayer(
+            D_MODEL, HEADS, FFN, batch_first=True)
+        self.attn = nn.MultiheadAttention(D_MODEL, HEADS, batch_first=True)
+
+    def forward(self, x, padding, attn_mask):
+        y = self.layer(x, src_key_padding_mask=padding)
+        z = self.attn(x, x, x, key_padding_mask=padding, attn_mask=attn_mask,
+                      need_weights=False)[0]
+        return y, z
+
+
+def padding_inputs():
+    """x, a bool padding mask [B, S] (True: padding) whose rows each keep
+    a few tokens, and a float attention mask [S, S]."""
+    padding = torch.zeros(BATCH, SEQ, dtype=torch.bool)
+    padding[0, 5:] = True
+    padding[1, 2:] = True
+    return randn(BATCH, SEQ, D_MODEL), padding, randn(SEQ, SEQ)
+
+
 class TokenEncoder(nn.Module):
     """Token ids (int64) through nn.Embedding and a GELU encoder layer."""
 
@@ -199,6 +226,7 @@ MODELS = {
                                 randn(BATCH, SEQ + 2, 8),
                                 torch.tensor([0, 7]),
                                 torch.randint(1, SEQ + 3, (BATCH, SEQ)))),
+    "padding-masks": (PaddingMasks, padding_inputs),
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),

@@ -52,6 +52,10 @@ static StringRef getDTypeName(Type type) {
     return "i32";
   if (type.isSignlessInteger(64))
     return "i64";
+  // Bools cross as one byte each (NumPy's `|b1`), which is how the lowered
+  // code stores i1 elements in memory.
+  if (type.isSignlessInteger(1))
+    return "b1";
   return "";
 }
 
@@ -84,7 +88,7 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
     return entry.emitError()
            << "entry @" << entry.getSymName() << ": " << kind << " " << index
            << " has elements of type " << tensor.getElementType()
-           << "; a compiled entry exchanges f32, f16, i32 or i64";
+           << "; a compiled entry exchanges f32, f16, i32, i64 or i1 (bool)";
   std::string specName = name ? sanitize(name.getValue())
                               : (kind == "input" ? "arg" : "result") +
                                     std::to_string(index);
@@ -339,6 +343,8 @@ static StringRef getCType(Type type) {
     return "uint16_t"; /* IEEE half, raw bits */
   if (type.isSignlessInteger(32))
     return "int32_t";
+  if (type.isSignlessInteger(1))
+    return "uint8_t"; /* bool: 0 or 1, one byte each */
   return "int64_t";
 }
 

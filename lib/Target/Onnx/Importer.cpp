@@ -694,10 +694,6 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
     FailureOr<RankedTensorType> type = convertValueInfo(input);
     if (failed(type))
       return failure();
-    if (type->getElementType().isInteger(1))
-      return emitError() << "graph input '" << input.name()
-                         << "' is a bool tensor; tfm's binaries take float, "
-                            "int32 or int64 inputs";
     argTypes.push_back(*type);
     argNames.push_back(input.name());
   }
