@@ -653,6 +653,19 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     int64_t rank = getTensorType(op.getQuery()).getRank();
     int64_t batchRank = rank - 2;
 
+    // Over no keys at all, each query's weighted sum is empty: zeros, as in
+    // PyTorch and NumPy (the online softmax would divide 0 by a sum of 0).
+    if (getTensorType(op.getKey()).getDimSize(rank - 2) == 0) {
+      SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, op.getQuery());
+      sizes.back() = getDims(rewriter, loc, op.getValue()).back();
+      Value empty = tensor::EmptyOp::create(rewriter, loc, sizes, elementType);
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getZeroAttr(elementType));
+      rewriter.replaceOp(
+          op, linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0));
+      return success();
+    }
+
     // One batch dimension, or several when collapsing them would need an
     // expand_shape with two dynamic sizes in one group (see
     // canExpandAfterCollapse).

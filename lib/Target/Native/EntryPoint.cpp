@@ -99,6 +99,14 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
 FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   EntrySignature signature;
   signature.name = sanitize(entry.getSymName());
+  // The typed C function is tfm_<entry>, next to tfm_run and tfm_signature.
+  if (signature.name == "run" || signature.name == "signature")
+    return entry.emitError()
+           << "entry @" << entry.getSymName() << ": its C function would be "
+           << "tfm_" << signature.name << ", which is the name of the "
+           << (signature.name == "run" ? "packed entry point"
+                                       : "signature text")
+           << " of every tfm binary; rename the entry";
   FunctionType type = entry.getFunctionType();
   for (auto [i, input] : llvm::enumerate(type.getInputs()))
     if (failed(addSpec(entry, "input", i, input,

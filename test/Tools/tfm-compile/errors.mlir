@@ -12,6 +12,19 @@ func.func @bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
   return %x : tensor<4xbf16>
 }
 
+// An entry whose C function tfm_<entry> would be one of the binary's other
+// symbols (the binary used to crash on the clash).
+// RUN: not tfm-compile %s --entry run -o %t 2>&1 | FileCheck %s --check-prefix=RUN-NAME
+// RUN-NAME: errors.mlir:[[@LINE+1]]:1: error: entry @run: its C function would be tfm_run, which is the name of the packed entry point of every tfm binary; rename the entry
+func.func @run(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+// RUN: not tfm-compile %s --entry signature -o %t 2>&1 | FileCheck %s --check-prefix=SIGNATURE-NAME
+// SIGNATURE-NAME: error: entry @signature: its C function would be tfm_signature, which is the name of the signature text of every tfm binary; rename the entry
+func.func @signature(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
+
 // RUN: not tfm-compile %s --entry weighted -o %t 2>&1 | FileCheck %s --check-prefix=NOWEIGHTS
 // NOWEIGHTS: error: entry @weighted has 1 weight argument(s) but no --weights file was given; the first is argument 1 ('w')
 func.func @weighted(%x: tensor<4xf32>, %w: tensor<4xf32> {tfm.weight = "w"}) -> tensor<4xf32> {
