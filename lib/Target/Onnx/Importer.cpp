@@ -27,6 +27,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cstring>
@@ -659,6 +660,69 @@ LogicalResult Importer::checkSupported(const onnx::GraphProto &graph) {
   return failure();
 }
 
+/// The type ONNX gives the attributes the handlers read, the same in every
+/// op that has them; None for the others.
+static std::optional<onnx::AttributeProto::AttributeType>
+getAttributeType(StringRef name) {
+  using A = onnx::AttributeProto;
+  return llvm::StringSwitch<std::optional<A::AttributeType>>(name)
+      .Case("alpha", A::FLOAT)
+      .Case("beta", A::FLOAT)
+      .Case("epsilon", A::FLOAT)
+      .Case("allowzero", A::INT)
+      .Case("axis", A::INT)
+      .Case("end", A::INT)
+      .Case("group", A::INT)
+      .Case("keepdims", A::INT)
+      .Case("start", A::INT)
+      .Case("to", A::INT)
+      .Case("transA", A::INT)
+      .Case("transB", A::INT)
+      .Case("upper", A::INT)
+      .Case("axes", A::INTS)
+      .Case("perm", A::INTS)
+      .Case("dilations", A::INTS)
+      .Case("kernel_shape", A::INTS)
+      .Case("pads", A::INTS)
+      .Case("strides", A::INTS)
+      .Default(std::nullopt);
+}
+
+static StringRef describeAttributeType(onnx::AttributeProto::AttributeType type) {
+  using A = onnx::AttributeProto;
+  switch (type) {
+  case A::FLOAT:
+    return "a float";
+  case A::INT:
+    return "an int";
+  case A::STRING:
+    return "a string";
+  case A::TENSOR:
+    return "a tensor";
+  case A::FLOATS:
+    return "a list of floats";
+  case A::INTS:
+    return "a list of ints";
+  case A::STRINGS:
+    return "a list of strings";
+  default:
+    return "of another kind";
+  }
+}
+
+LogicalResult Importer::checkAttributeTypes(const onnx::NodeProto &node) {
+  for (const onnx::AttributeProto &attr : node.attribute()) {
+    std::optional<onnx::AttributeProto::AttributeType> expected =
+        getAttributeType(attr.name());
+    if (expected && attr.type() != *expected)
+      return emitError() << "attribute '" << attr.name() << "' is "
+                         << describeAttributeType(attr.type())
+                         << "; ONNX defines it as "
+                         << describeAttributeType(*expected);
+  }
+  return success();
+}
+
 LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   std::string name = node.name().empty() ? node.op_type() : node.name();
   b.setLoc(NameLoc::get(StringAttr::get(getContext(), name),
@@ -666,7 +730,7 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
   const NodeHandler &handler = handlers.find(node.op_type())->second;
   currentNode = &node;
   llvm::scope_exit clear([&] { currentNode = nullptr; });
-  if (failed(handler(*this, node)))
+  if (failed(checkAttributeTypes(node)) || failed(handler(*this, node)))
     return failure();
   for (int i = 0, e = node.output_size(); i < e; ++i) {
     const std::string &output = node.output(i);

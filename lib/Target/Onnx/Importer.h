@@ -154,6 +154,10 @@ public:
 private:
   LogicalResult importGraph(const onnx::GraphProto &graph, ModuleOp module);
   LogicalResult importNode(const onnx::NodeProto &node);
+  /// Fails, naming the attribute, if one that the handlers read has another
+  /// type than ONNX gives it (a float `axis`); the readers would otherwise
+  /// take the default.
+  LogicalResult checkAttributeTypes(const onnx::NodeProto &node);
   LogicalResult checkSupported(const onnx::GraphProto &graph);
   LogicalResult define(const onnx::NodeProto &node, int i);
   FailureOr<RankedTensorType>
