@@ -38,7 +38,7 @@ Models (--models takes these keys):
                            [1, 1024, 768]: x + proj(attn(ln_1(x))) with
                            masked_fill of a boolean upper triangle by -inf,
                            then x + mlp(ln_2(x)), tanh-GELU 768->3072->768
-  d2l_encoder              the seed's d2l TransformerEncoder (bench/d2l.py):
+  d2l_encoder              the seed's d2l TransformerEncoder (python/tfm_tools/d2l.py):
                            embedding, positional encoding, 2 blocks of
                            multi-head attention with valid_lens (its
                            masked_softmax), add & norm, ReLU FFN, at 768,
@@ -122,11 +122,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
-import d2l  # noqa: E402
 import vit  # noqa: E402
 import vit_graph  # noqa: E402
 from common import fmt, mib  # noqa: E402
-from tfm_tools import compare, runner  # noqa: E402
+from tfm_tools import compare, d2l, runner  # noqa: E402
 
 OPSET = 17
 SYSTEMS = ("ORT", "PyTorch", "tfm")

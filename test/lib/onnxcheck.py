@@ -28,7 +28,7 @@ import torch.nn as nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
-from tfm_tools import compare, runner  # noqa: E402
+from tfm_tools import compare, d2l, runner  # noqa: E402
 
 D_MODEL, HEADS, FFN, SEQ, BATCH = 32, 4, 64, 8, 2
 
@@ -94,18 +94,9 @@ class CausalAttention(nn.Module):
 
 
 def seed_masked_softmax(x, valid_lens):
-    """The seed's masked_softmax (d2l 11.3), as written there: keys at or
-    past the valid length get -1e6 before the softmax."""
-    shape = x.shape
-    if valid_lens.dim() == 1:
-        valid_lens = torch.repeat_interleave(valid_lens, shape[1])
-    else:
-        valid_lens = valid_lens.reshape(-1)
-    x = x.reshape(-1, shape[-1])
-    mask = torch.arange(shape[-1], dtype=torch.float32)[None, :] \
-        < valid_lens[:, None]
-    x[~mask] = -1e6
-    return torch.softmax(x.reshape(shape), dim=-1)
+    """The seed's masked_softmax (d2l 11.3) as written there, with
+    torch.repeat_interleave."""
+    return d2l.masked_softmax(torch, x, valid_lens, torch.repeat_interleave)
 
 
 class SeedAttention(nn.Module):

@@ -26,6 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusionUtils.h"
+
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 
@@ -120,9 +122,8 @@ struct ErasedOpsListener : RewriterBase::Listener {
 // Small matchers
 //===----------------------------------------------------------------------===//
 
-/// Masked scores at or below this value (after the scale), or -inf, count as
-/// "large negative": exp() of them is 0 in f32 next to any real score.
-constexpr double kLargeNegative = -1e4;
+using fusion::kLargeNegative;
+using fusion::regroupLeading;
 
 /// How far `reachesProduct` looks back.
 constexpr unsigned kMaxSearchDepth = 12;
@@ -1159,54 +1160,6 @@ void AttentionMatcher::chooseBatch(Operation *anchor) {
 //===----------------------------------------------------------------------===//
 // Building the fused op
 //===----------------------------------------------------------------------===//
-
-/// Reassociation merging the first `numLeading` dimensions of a tensor into
-/// one (`intoOne`), or, when they are all unit dimensions, into nothing (they
-/// join the first of the `numRest` other dimensions).
-SmallVector<ReassociationIndices>
-getLeadingGroups(int64_t numLeading, int64_t numRest, bool intoOne) {
-  SmallVector<ReassociationIndices> groups;
-  if (!intoOne && numRest == 0)
-    return groups;
-  int64_t first = intoOne ? numLeading : numLeading + 1;
-  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, first)));
-  for (int64_t i = first, e = numLeading + numRest; i < e; ++i)
-    groups.push_back({i});
-  return groups;
-}
-
-/// Reshapes `v`, `[from..., rest...]` with `from` its first `numLeading`
-/// dimensions, into `[to..., rest...]` (checked by `canRegroup`).
-Value regroupLeading(OpBuilder &b, Location loc, Value v, int64_t numLeading,
-                     ArrayRef<int64_t> to) {
-  auto type = cast<RankedTensorType>(v.getType());
-  ArrayRef<int64_t> from = type.getShape().take_front(numLeading);
-  ArrayRef<int64_t> rest = type.getShape().drop_front(numLeading);
-  if (from == to)
-    return v;
-  int64_t numRest = rest.size();
-  auto expand = [&](Value source, ArrayRef<int64_t> lead, bool intoOne) {
-    SmallVector<int64_t> shape(lead);
-    llvm::append_range(shape, rest);
-    return tensor::ExpandShapeOp::create(
-        b, loc, type.clone(shape), source,
-        getLeadingGroups(lead.size(), numRest, intoOne));
-  };
-  auto collapse = [&](Value source, int64_t numLead, bool intoOne) {
-    return tensor::CollapseShapeOp::create(
-        b, loc, source, getLeadingGroups(numLead, numRest, intoOne));
-  };
-  if (from.empty())
-    return expand(v, to, /*intoOne=*/false);
-  if (to.empty())
-    return collapse(v, from.size(), /*intoOne=*/false);
-  Value merged = v;
-  if (from.size() > 1)
-    merged = collapse(v, from.size(), /*intoOne=*/true);
-  if (to.size() == 1)
-    return merged;
-  return expand(merged, to, /*intoOne=*/true);
-}
 
 /// Swaps the last two dimensions of `v`.
 Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {

@@ -49,10 +49,6 @@ using namespace mlir::tfm::fusion;
 
 namespace {
 
-/// Fill values at or below this count as masking: exp() of them is 0 in f32
-/// next to any real score, as with masked_softmax's -1e6.
-constexpr double kLargeNegative = -1e4;
-
 /// How many reshapes may lie between the select and the softmax.
 constexpr int kMaxReshapes = 4;
 
@@ -142,51 +138,6 @@ std::optional<RowLengths> getRowLengths(Value v) {
     if (d != last)
       result.broadcastRows.push_back(d);
   return result;
-}
-
-/// Reshapes the static `v` to `shape` (same number of elements) by merging
-/// all its dimensions and splitting them again.
-Value reshapeStatic(PatternRewriter &rewriter, Location loc, Value v,
-                    ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getShape() == shape)
-    return v;
-  if (type.getRank() > 1) {
-    ReassociationIndices all = llvm::to_vector(
-        llvm::seq<int64_t>(0, type.getRank()));
-    v = tensor::CollapseShapeOp::create(rewriter, loc, v,
-                                        ArrayRef<ReassociationIndices>{all});
-  }
-  if (shape.size() == 1)
-    return v;
-  ReassociationIndices all =
-      llvm::to_vector(llvm::seq<int64_t>(0, static_cast<int64_t>(shape.size())));
-  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), v,
-                                       ArrayRef<ReassociationIndices>{all});
-}
-
-/// Reshapes `v`, `[rows..., K]`, to `[shape..., K]` (same number of rows).
-Value reshapeRows(PatternRewriter &rewriter, Location loc, Value v,
-                  ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(v.getType());
-  if (type.getShape().drop_back() == shape)
-    return v;
-  int64_t rank = type.getRank();
-  int64_t numKeys = type.getShape().back();
-  if (rank > 2) {
-    SmallVector<ReassociationIndices> groups = {
-        llvm::to_vector(llvm::seq<int64_t>(0, rank - 1)), {rank - 1}};
-    v = tensor::CollapseShapeOp::create(rewriter, loc, v, groups);
-  }
-  if (shape.size() == 1)
-    return v;
-  SmallVector<int64_t> expanded(shape);
-  expanded.push_back(numKeys);
-  int64_t numRows = shape.size();
-  SmallVector<ReassociationIndices> groups = {
-      llvm::to_vector(llvm::seq<int64_t>(0, numRows)), {numRows}};
-  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(expanded), v,
-                                       groups);
 }
 
 /// The integers whose float conversion is `lengths`: through reshapes to
@@ -365,7 +316,10 @@ struct FuseSequenceMask : OpRewritePattern<linalg::SoftmaxOp> {
     // rows they were broadcast over, at the softmax's rows.
     Location loc = softmax.getLoc();
     auto lengthsType = cast<RankedTensorType>(lengths->lengths.getType());
-    Value lens = reshapeStatic(rewriter, loc, integers, lengthsType.getShape());
+    Value lens =
+        regroupLeading(rewriter, loc, integers,
+                       cast<RankedTensorType>(integers.getType()).getRank(),
+                       lengthsType.getShape());
     if (!lengths->broadcastRows.empty()) {
       Value init = tensor::EmptyOp::create(
           rewriter, loc, selectType.getShape().drop_back(),
@@ -375,8 +329,11 @@ struct FuseSequenceMask : OpRewritePattern<linalg::SoftmaxOp> {
                  ->getResult(0);
     }
     ArrayRef<int64_t> rows = inputType.getShape().drop_back();
-    Value input = reshapeRows(rewriter, loc, scores, rows);
-    lens = reshapeStatic(rewriter, loc, lens, rows);
+    Value input = regroupLeading(rewriter, loc, scores,
+                                 selectType.getRank() - 1, rows);
+    lens = regroupLeading(rewriter, loc, lens,
+                          cast<RankedTensorType>(lens.getType()).getRank(),
+                          rows);
     rewriter.replaceOpWithNewOp<MaskedSoftmaxOp>(softmax, inputType, input,
                                                  lens);
     ++numFused;

@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -23,6 +24,10 @@
 namespace mlir {
 namespace tfm {
 namespace fusion {
+
+/// Masked scores at or below this value (after any scale), or -inf, count as
+/// "large negative": exp() of them is 0 in f32 next to any real score.
+constexpr double kLargeNegative = -1e4;
 
 /// Returns the value of `value` if it is a float constant with one value: a
 /// scalar `arith.constant`, a splat `arith.constant dense<c>`, or a
@@ -125,6 +130,54 @@ inline bool hasNoOutsideUsers(ArrayRef<Operation *> ops, Operation *root) {
         return false;
   }
   return true;
+}
+
+/// Reassociation merging the first `numLeading` dimensions of a tensor into
+/// one (`intoOne`), or, when they are all unit dimensions, into nothing (they
+/// join the first of the `numRest` other dimensions).
+inline SmallVector<ReassociationIndices>
+getLeadingGroups(int64_t numLeading, int64_t numRest, bool intoOne) {
+  SmallVector<ReassociationIndices> groups;
+  if (!intoOne && numRest == 0)
+    return groups;
+  int64_t first = intoOne ? numLeading : numLeading + 1;
+  groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, first)));
+  for (int64_t i = first, e = numLeading + numRest; i < e; ++i)
+    groups.push_back({i});
+  return groups;
+}
+
+/// Reshapes `v`, `[from..., rest...]` with `from` its first `numLeading`
+/// dimensions, into `[to..., rest...]` (checked by `canRegroup`).
+inline Value regroupLeading(OpBuilder &b, Location loc, Value v, int64_t numLeading,
+                     ArrayRef<int64_t> to) {
+  auto type = cast<RankedTensorType>(v.getType());
+  ArrayRef<int64_t> from = type.getShape().take_front(numLeading);
+  ArrayRef<int64_t> rest = type.getShape().drop_front(numLeading);
+  if (from == to)
+    return v;
+  int64_t numRest = rest.size();
+  auto expand = [&](Value source, ArrayRef<int64_t> lead, bool intoOne) {
+    SmallVector<int64_t> shape(lead);
+    llvm::append_range(shape, rest);
+    return tensor::ExpandShapeOp::create(
+        b, loc, type.clone(shape), source,
+        getLeadingGroups(lead.size(), numRest, intoOne));
+  };
+  auto collapse = [&](Value source, int64_t numLead, bool intoOne) {
+    return tensor::CollapseShapeOp::create(
+        b, loc, source, getLeadingGroups(numLead, numRest, intoOne));
+  };
+  if (from.empty())
+    return expand(v, to, /*intoOne=*/false);
+  if (to.empty())
+    return collapse(v, from.size(), /*intoOne=*/false);
+  Value merged = v;
+  if (from.size() > 1)
+    merged = collapse(v, from.size(), /*intoOne=*/true);
+  if (to.size() == 1)
+    return merged;
+  return expand(merged, to, /*intoOne=*/true);
 }
 
 } // namespace fusion

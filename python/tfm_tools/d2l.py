@@ -1,5 +1,5 @@
 """The seed's Transformer encoder (d2l, chapter 11) as PyTorch modules, for
-the benchmarks: token embedding scaled by sqrt(d), sinusoidal positional
+the benchmarks and the ONNX tests: token embedding scaled by sqrt(d), sinusoidal positional
 encoding, and blocks of multi-head attention (heads split with
 transpose_qkv, valid_lens repeated per head and applied by masked_softmax),
 add & norm, and a position-wise ReLU FFN. Written from the seed's
@@ -8,9 +8,33 @@ description of each piece; dropout is the identity in eval mode.
 One change for the exporter: the seed repeats valid_lens with
 torch.repeat_interleave, which PyTorch 1.13's ONNX exporter cannot export
 when its input is computed (the per-head lengths fed to masked_softmax).
-`repeat(x, n)` writes the same repetition as an expand and a reshape."""
+`build` takes `expand_repeat`, the same repetition as an expand and a
+reshape; `masked_softmax` takes either."""
 
 import math
+
+
+def expand_repeat(x, n):
+    """torch.repeat_interleave(x, n) for a 1-D x, as an expand and a
+    reshape."""
+    return x[:, None].expand(-1, n).reshape(-1)
+
+
+def masked_softmax(torch, x, valid_lens, repeat):
+    """The seed's masked_softmax: keys at or past each row's valid length
+    get -1e6 before the softmax (a row of length 0 is uniform). `repeat`
+    repeats 1-D lengths over the queries: torch.repeat_interleave as in
+    the seed, or expand_repeat."""
+    shape = x.shape
+    if valid_lens.dim() == 1:
+        valid_lens = repeat(valid_lens, shape[1])
+    else:
+        valid_lens = valid_lens.reshape(-1)
+    x = x.reshape(-1, shape[-1])
+    mask = torch.arange(shape[-1], dtype=torch.float32)[None, :] \
+        < valid_lens[:, None]
+    x[~mask] = -1e6
+    return torch.softmax(x.reshape(shape), dim=-1)
 
 
 def build(torch, vocab, d, heads, ffn, blocks, max_len=1000):
@@ -18,28 +42,12 @@ def build(torch, vocab, d, heads, ffn, blocks, max_len=1000):
     forward(tokens [B, S] int64, valid_lens [B] int64) -> [B, S, d]."""
     nn = torch.nn
 
-    def repeat(x, n):
-        # torch.repeat_interleave(x, n) for a 1-D x.
-        return x[:, None].expand(-1, n).reshape(-1)
-
-    def masked_softmax(x, valid_lens):
-        # Keys at or past each row's valid length get -1e6 before the
-        # softmax; a row of length 0 is uniform.
-        shape = x.shape
-        if valid_lens.dim() == 1:
-            valid_lens = repeat(valid_lens, shape[1])
-        else:
-            valid_lens = valid_lens.reshape(-1)
-        x = x.reshape(-1, shape[-1])
-        mask = torch.arange(shape[-1], dtype=torch.float32)[None, :] \
-            < valid_lens[:, None]
-        x[~mask] = -1e6
-        return torch.softmax(x.reshape(shape), dim=-1)
-
     class DotProductAttention(nn.Module):
         def forward(self, q, k, v, valid_lens):
             scores = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-            return torch.bmm(masked_softmax(scores, valid_lens), v)
+            weights = masked_softmax(torch, scores, valid_lens,
+                                     expand_repeat)
+            return torch.bmm(weights, v)
 
     class MultiHeadAttention(nn.Module):
         def __init__(self):
@@ -63,7 +71,7 @@ def build(torch, vocab, d, heads, ffn, blocks, max_len=1000):
         def forward(self, q, k, v, valid_lens):
             q, k, v = self.split(self.w_q(q)), self.split(self.w_k(k)), \
                 self.split(self.w_v(v))
-            valid_lens = repeat(valid_lens, heads)
+            valid_lens = expand_repeat(valid_lens, heads)
             return self.w_o(self.merge(self.attention(q, k, v, valid_lens)))
 
     class AddNorm(nn.Module):
