@@ -48,6 +48,10 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   pm.addPass(createLoopInvariantSubsetHoistingPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The masked transfers of dynamic tiles become transfers with a mask
+  // operand: bufferization's deallocation cannot insert its ownership
+  // flags inside a vector.mask region, which must hold a single op.
+  pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
 }
 
 /// One-shot bufferization across function boundaries with identity layouts,
@@ -82,6 +86,7 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createTfmApproximateMath());
+  pm.addPass(createTfmExpandShapeToReinterpretCast());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   // Register-tile contractions become one broadcast FMA per row and

@@ -3,7 +3,8 @@
 // Implements `tfm-cpu-vectorize`: every linalg op on tensors, by now a tile
 // that `tfm-tile-by-config` cut as `tfm-cpu-select-vector-strategy` chose,
 // becomes vector code. Tiles of static shape are vectorized whole, without
-// masks; tiles of dynamic shape with masks to the strategy's vector shape.
+// masks; tiles of dynamic shape with masks to their largest shape, which
+// the tiling bounds (a remainder of a register tile, a partial vector).
 // The pass chooses no sizes of its own.
 //
 //===----------------------------------------------------------------------===//
@@ -40,29 +41,35 @@ bool isI1Tensor(Value value) {
   return type && type.getElementType().isInteger(1);
 }
 
-/// Whether every loop of `op` provably has at most `shape`'s iterations,
-/// so that masked vectors of `shape` cover it.
-bool fitsVectorShape(linalg::LinalgOp op, ArrayRef<int64_t> shape) {
+/// The shape of the masked vectors that cover every tile `op` can be: each
+/// loop's static extent, or the constant upper bound of a dynamic one (a
+/// peeled remainder of a loop of step 6 has at most 5 iterations). None if
+/// a dynamic loop has no constant bound.
+std::optional<SmallVector<int64_t>> getMaskShape(linalg::LinalgOp op) {
+  SmallVector<int64_t> shape;
   for (auto [dim, range] : llvm::enumerate(op.getStaticLoopRanges())) {
-    int64_t bound = range;
-    if (ShapedType::isDynamic(range)) {
-      Value operand;
-      unsigned operandDim;
-      if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand,
-                                                      operandDim)))
-        return false;
-      FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
-          presburger::BoundType::UB, {operand, operandDim},
-          /*stopCondition=*/nullptr, /*closedUB=*/true);
-      if (failed(upper))
-        return false;
-      bound = *upper;
+    if (!ShapedType::isDynamic(range)) {
+      shape.push_back(range);
+      continue;
     }
-    if (bound > shape[dim])
-      return false;
+    Value operand;
+    unsigned operandDim;
+    if (failed(op.mapIterationSpaceDimToOperandDim(dim, operand, operandDim)))
+      return std::nullopt;
+    FailureOr<int64_t> upper = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, {operand, operandDim},
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(upper))
+      return std::nullopt;
+    shape.push_back(std::max<int64_t>(*upper, 1));
   }
-  return true;
+  return shape;
 }
+
+/// Vector elements above which a tile of dynamic shape stays loops: the
+/// tiles the strategy cuts are a register tile or a few vectors, and an
+/// op whose bound is far larger was not tiled for vectors.
+constexpr int64_t kMaxMaskedElements = 1024;
 
 struct TfmCpuVectorizePass
     : tfm::impl::TfmCpuVectorizeBase<TfmCpuVectorizePass> {
@@ -85,12 +92,13 @@ struct TfmCpuVectorizePass
       return;
     SmallVector<int64_t> maskShape;
     if (op.hasDynamicShape()) {
-      maskShape = getCpuVectorShape(op, vectorWidthBits);
-      if (!fitsVectorShape(op, maskShape)) {
-        op.emitRemark("not vectorized: its tile of dynamic shape may exceed "
-                      "the vector shape; lowered to loops");
+      std::optional<SmallVector<int64_t>> shape = getMaskShape(op);
+      if (!shape || ShapedType::getNumElements(*shape) > kMaxMaskedElements) {
+        op.emitRemark("not vectorized: its tile of dynamic shape has no "
+                      "small constant bound; lowered to loops");
         return;
       }
+      maskShape = std::move(*shape);
     }
     rewriter.setInsertionPoint(op);
     // One flag per vector dimension (none scalable): with fewer, the

@@ -101,6 +101,7 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineOptions &config) 
   pm.addNestedPass<gpu::GPUModuleOp>(createTfmApproximateMath());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createTfmExpandShapeToReinterpretCast());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
 

@@ -63,11 +63,31 @@ func.func @boolean(%x: tensor<4x8xi1>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 // -----
 
-// A tile of dynamic shape that the vector shape may not cover (a strategy
-// set by hand, or none) is left for the loop lowering, with a remark.
+// The remainder of a register tile (at most 5 of 6 rows, here `m mod 6`)
+// is vectorized with masks of the bound's shape, not left as scalar loops.
+
+// CHECK-LABEL: func.func @register_tile_remainder
+//       CHECK:   %[[ROWS:.*]] = tensor.dim
+//       CHECK:   vector.create_mask %[[ROWS]], %{{.*}} : vector<5x1xi1>
+//       CHECK:   %[[MASK:.*]] = vector.create_mask %[[ROWS]], %{{.*}}, %{{.*}} : vector<5x16x1xi1>
+//       CHECK:   vector.mask %[[MASK]] { vector.multi_reduction <add>
+//   CHECK-NOT:   linalg.matmul
+func.func @register_tile_remainder(%a: tensor<?x64xf32>, %b: tensor<64x16xf32>, %c: tensor<?x16xf32>, %m: index, %k: index) -> tensor<?x16xf32> {
+  %rows = affine.apply affine_map<()[s0] -> (s0 mod 6)>()[%m]
+  %as = tensor.extract_slice %a[0, %k] [%rows, 1] [1, 1] : tensor<?x64xf32> to tensor<?x1xf32>
+  %bs = tensor.extract_slice %b[%k, 0] [1, 16] [1, 1] : tensor<64x16xf32> to tensor<1x16xf32>
+  %cs = tensor.extract_slice %c[0, 0] [%rows, 16] [1, 1] : tensor<?x16xf32> to tensor<?x16xf32>
+  %0 = linalg.matmul ins(%as, %bs : tensor<?x1xf32>, tensor<1x16xf32>) outs(%cs : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %0 : tensor<?x16xf32>
+}
+
+// -----
+
+// A tile of dynamic shape without a small constant bound (a strategy set
+// by hand, or none) is left for the loop lowering, with a remark.
 
 func.func @unbounded(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  // expected-remark @below {{not vectorized: its tile of dynamic shape may exceed the vector shape; lowered to loops}}
+  // expected-remark @below {{not vectorized: its tile of dynamic shape has no small constant bound; lowered to loops}}
   %0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%x : tensor<?x?xf32>) outs(%y : tensor<?x?xf32>) {

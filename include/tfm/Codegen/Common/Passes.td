@@ -129,6 +129,29 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmExpandShapeToReinterpretCast
+    : Pass<"tfm-expand-shape-to-reinterpret-cast"> {
+  let summary = "Rewrite memref.expand_shape ops whose groups hold several "
+                "dynamic sizes as memref.reinterpret_cast";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` computes an expanded group's sizes
+    and strides from the source's size, which it can do for at most one
+    dynamic size per group; with two (`memref<?x128xf32>` into
+    `memref<?x?x128xf32>`, the result of a collapsed `[B, S, K]` product
+    when batch and sequence are both dynamic) it crashes. Such an
+    `expand_shape` carries every size in its `output_shape`, so it is the
+    source's base buffer reinterpreted at the source's offset with those
+    sizes and, within each group, strides that are the products of the
+    sizes inside it. Other `expand_shape` ops are left alone. Runs right
+    before `expand-strided-metadata`; upstream's fix (llvm/llvm-project
+    #187844) makes it unnecessary from LLVM 23 on.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def TfmCollapseContractionDims : Pass<"tfm-collapse-contraction-dims"> {
   let summary = "Collapse the row and the column dimensions of top-level "
                 "contractions";
