@@ -46,11 +46,60 @@ void printUsage(const char *argv0, const Signature &signature) {
                argv0);
   for (const TensorSpec &in : signature.inputs)
     std::fprintf(stderr, "  %s: %s %s\n", in.name.c_str(),
-                 dtypeName(in.dtype), shapeToString(in.shape).c_str());
+                 dtypeName(in.dtype), signature.shapeText(in).c_str());
   std::fprintf(stderr, "outputs:\n");
   for (const TensorSpec &out : signature.outputs)
     std::fprintf(stderr, "  %s: %s %s\n", out.name.c_str(),
-                 dtypeName(out.dtype), shapeToString(out.shape).c_str());
+                 dtypeName(out.dtype), signature.shapeText(out).c_str());
+  if (!signature.dimNames.empty())
+    std::fprintf(stderr, "sizes named in the shapes are dynamic: each is "
+                         "taken from the inputs that have it\n");
+}
+
+/// Where a dynamic size got its value: "input 0 (x) dimension 1".
+struct Binding {
+  int64_t value = -1;
+  std::string where;
+};
+
+/// Checks `array`, read for input `index`, against `spec`, and binds the
+/// dynamic sizes that its shape holds; fails with a message that names the
+/// input, the dimension and what was expected.
+void bindInput(const Signature &signature, size_t index, const TensorSpec &spec,
+               const Array &array, const std::string &path,
+               std::vector<Binding> &bindings) {
+  std::string what = "input " + std::to_string(index) + " (" + spec.name + ")";
+  auto mismatch = [&](const std::string &detail) {
+    fail(kBadInput, what + ": expected " + dtypeName(spec.dtype) + " " +
+                        signature.shapeText(spec) + ", found " +
+                        dtypeName(array.dtype) + " " +
+                        shapeToString(array.shape) + " in '" + path + "'" +
+                        detail);
+  };
+  if (array.dtype != spec.dtype || array.shape.size() != spec.shape.size())
+    mismatch("");
+  for (size_t d = 0; d < spec.shape.size(); ++d) {
+    int64_t symbol = TensorSpec::getSymbol(spec.shape[d]);
+    int64_t size = array.shape[d];
+    if (symbol < 0) {
+      if (size != spec.shape[d])
+        mismatch("");
+      continue;
+    }
+    const std::string &name = signature.dimNames[symbol];
+    std::string here = what + " dimension " + std::to_string(d);
+    if (size == 0)
+      mismatch(": " + name + " (" + here + ") is 0; dynamic sizes must be "
+               "at least 1");
+    Binding &binding = bindings[symbol];
+    if (binding.value < 0) {
+      binding = {size, here};
+    } else if (binding.value != size) {
+      mismatch(": " + name + " is " + std::to_string(size) + " here (" +
+               here + ") but " + std::to_string(binding.value) + " in " +
+               binding.where + ", which the model requires to be equal");
+    }
+  }
 }
 
 /// Parses a positive integer option value or fails.
@@ -132,25 +181,29 @@ int main(int argc, char **argv) {
   std::vector<Array> arrays(signature.inputs.size() +
                             signature.outputs.size());
   std::vector<void *> buffers;
+  std::vector<Binding> bindings(signature.dimNames.size());
   for (size_t i = 0; i < signature.inputs.size(); ++i) {
     const TensorSpec &spec = signature.inputs[i];
     Array &array = arrays[i];
-    std::string what = "input " + std::to_string(i) + " (" + spec.name + ")";
     if (!readNpy(inputPaths[i], array, error))
-      fail(kBadInput, what + ": " + error);
-    if (array.dtype != spec.dtype || array.shape != spec.shape)
-      fail(kBadInput, what + ": expected " + dtypeName(spec.dtype) + " " +
-                          shapeToString(spec.shape) + ", found " +
-                          dtypeName(array.dtype) + " " +
-                          shapeToString(array.shape) + " in '" +
-                          inputPaths[i] + "'");
+      fail(kBadInput, "input " + std::to_string(i) + " (" + spec.name +
+                          "): " + error);
+    bindInput(signature, i, spec, array, inputPaths[i], bindings);
     buffers.push_back(array.data.data());
   }
+  // Every dynamic size is some input's (tfm-compile checks), so the
+  // outputs' shapes are known now.
+  std::vector<int64_t> dims;
+  for (const Binding &binding : bindings)
+    dims.push_back(binding.value);
   for (size_t i = 0; i < signature.outputs.size(); ++i) {
     const TensorSpec &spec = signature.outputs[i];
     Array &array = arrays[signature.inputs.size() + i];
     array.dtype = spec.dtype;
     array.shape = spec.shape;
+    for (int64_t &dim : array.shape)
+      if (int64_t symbol = TensorSpec::getSymbol(dim); symbol >= 0)
+        dim = dims[symbol];
     array.data.assign(array.numElements() * dtypeSize(spec.dtype), 0);
     buffers.push_back(array.data.data());
   }
@@ -161,13 +214,13 @@ int main(int argc, char **argv) {
     if (const char *why = tfmGpuUnavailable())
       fail(1, why);
 
-  if (tfm_run(buffers.data()) != 0)
+  if (tfm_run_dims(dims.data(), buffers.data()) != 0)
     fail(1, "the model failed");
 
   if (profile)
     resetProfile();
   if (profile && benchRuns == 0) {
-    tfm_run(buffers.data());
+    tfm_run_dims(dims.data(), buffers.data());
     endProfileRun();
     printProfile(stdout, tfm_profile_kernels);
   }
@@ -175,7 +228,7 @@ int main(int argc, char **argv) {
     std::vector<double> times;
     for (int run = 0; run < benchRuns; ++run) {
       auto start = std::chrono::steady_clock::now();
-      tfm_run(buffers.data());
+      tfm_run_dims(dims.data(), buffers.data());
       times.push_back(millisecondsSince(start));
       if (profile)
         endProfileRun();

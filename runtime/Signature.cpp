@@ -2,29 +2,53 @@
 
 #include "Signature.h"
 
+#include <algorithm>
 #include <sstream>
 
 using namespace tfm::runtime;
 
-/// Parses "2x10x32" or "scalar".
-static bool parseDims(const std::string &text, std::vector<int64_t> &dims) {
+/// Parses "2x10x32" (version 1), "batch,seq,32" (version 2) or "scalar".
+static bool parseDims(const std::string &text, char separator,
+                      const std::vector<std::string> &dimNames,
+                      std::vector<int64_t> &dims) {
   if (text == "scalar")
     return true;
   std::stringstream stream(text);
   std::string item;
-  while (std::getline(stream, item, 'x')) {
-    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
+  while (std::getline(stream, item, separator)) {
+    if (item.empty())
       return false;
-    dims.push_back(std::stoll(item));
+    if (item.find_first_not_of("0123456789") == std::string::npos) {
+      if (item.size() > 18)
+        return false;
+      dims.push_back(std::stoll(item));
+      continue;
+    }
+    auto it = std::find(dimNames.begin(), dimNames.end(), item);
+    if (it == dimNames.end())
+      return false;
+    dims.push_back(TensorSpec::symbolDim(it - dimNames.begin()));
   }
   return !dims.empty();
+}
+
+std::string Signature::shapeText(const TensorSpec &spec) const {
+  std::string text = "[";
+  for (size_t i = 0; i < spec.shape.size(); ++i) {
+    int64_t symbol = TensorSpec::getSymbol(spec.shape[i]);
+    text += (i ? ", " : "") +
+            (symbol >= 0 ? dimNames[symbol] : std::to_string(spec.shape[i]));
+  }
+  return text + "]";
 }
 
 bool tfm::runtime::parseSignature(const char *text, Signature &signature,
                                   std::string &error) {
   std::stringstream stream(text);
   std::string line;
-  if (!std::getline(stream, line) || line != "tfm-signature-v1") {
+  bool v2 = false;
+  if (!std::getline(stream, line) ||
+      (line != "tfm-signature-v1" && !(v2 = line == "tfm-signature-v2"))) {
     error = "the model's signature has an unknown version";
     return false;
   }
@@ -34,9 +58,13 @@ bool tfm::runtime::parseSignature(const char *text, Signature &signature,
     std::stringstream fields(line);
     std::string kind, dtype, dims;
     TensorSpec spec;
+    if (v2 && line.rfind("dim ", 0) == 0 && signature.inputs.empty()) {
+      signature.dimNames.push_back(line.substr(4));
+      continue;
+    }
     if (!(fields >> kind >> spec.name >> dtype >> dims) ||
-        (kind != "in" && kind != "out") ||
-        !parseDTypeName(dtype, spec.dtype) || !parseDims(dims, spec.shape)) {
+        (kind != "in" && kind != "out") || !parseDTypeName(dtype, spec.dtype) ||
+        !parseDims(dims, v2 ? ',' : 'x', signature.dimNames, spec.shape)) {
       error = "the model's signature has a malformed line: " + line;
       return false;
     }

@@ -1,14 +1,22 @@
 //===- Signature.h - The interface a compiled model exports ----*- C++ -*-===//
 //
 // tfm-compile embeds, next to the model's code, a text describing its
-// inputs and outputs (`tfm_signature`) and a packed entry point (`tfm_run`)
-// that takes one buffer per input, then one per output. The text is
+// inputs and outputs (`tfm_signature`) and a packed entry point
+// (`tfm_run_dims`) that takes the model's dynamic sizes, then one buffer
+// per input and one per output. For a model of static shape the text is
 //
 //   tfm-signature-v1
 //   in <name> <dtype> <d0>x<d1>x...     (one line per input, in order)
 //   out <name> <dtype> <d0>x<d1>x...    (one line per output, in order)
 //
-// with dtype one of f32, f16, i32, i64 and the shape "scalar" for rank 0.
+// with dtype one of f32, f16, i32, i64, b1 and the shape "scalar" for rank
+// 0. A model with dynamic sizes lists them first and names them in the
+// shapes, which are separated by commas:
+//
+//   tfm-signature-v2
+//   dim <name>                          (one line per dynamic size)
+//   in <name> <dtype> <d0>,<d1>,...     (each a size or a dim's name)
+//   out <name> <dtype> <d0>,<d1>,...
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +31,9 @@
 extern "C" {
 /// The model's signature text (see above).
 extern const char tfm_signature[];
-/// Runs the model on buffers[0..inputs) and writes buffers[inputs..).
-int tfm_run(void **buffers);
+/// Runs the model with the dynamic sizes dims[0..dims) on
+/// buffers[0..inputs) and writes buffers[inputs..).
+int tfm_run_dims(const int64_t *dims, void **buffers);
 }
 
 namespace tfm {
@@ -33,12 +42,21 @@ namespace runtime {
 struct TensorSpec {
   std::string name;
   DType dtype;
+  /// Per dimension its size, or symbolDim(i) for the i-th dynamic size.
   std::vector<int64_t> shape;
+
+  static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
+  /// The dynamic size that `dim` is, or -1 for a fixed size.
+  static int64_t getSymbol(int64_t dim) { return dim <= -2 ? -2 - dim : -1; }
 };
 
 struct Signature {
+  std::vector<std::string> dimNames;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+
+  /// The shape of `spec` as text, "[batch, seq, 64]".
+  std::string shapeText(const TensorSpec &spec) const;
 };
 
 /// Parses a signature text; returns false and sets `error` if malformed.

@@ -37,11 +37,13 @@ void tfm::buildOneShotBufferization(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   // Bufferized loops still pass their buffers through iter_args; folded,
   // a returned buffer is its allocation again, which becomes the caller's
-  // out-parameter instead of being copied into it.
+  // out-parameter instead of being copied into it (of any shape: the
+  // caller allocates outputs of dynamic size from the sizes it passes).
   pm.addPass(createCanonicalizerPass());
 
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;
+  outParams.hoistDynamicAllocs = true;
   outParams.modifyPublicFunctions = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
 }

@@ -59,8 +59,7 @@ static StringRef getDTypeName(Type type) {
   return "";
 }
 
-/// Turns `name` into a C identifier.
-static std::string sanitize(StringRef name) {
+std::string sanitizeName(StringRef name) {
   std::string result;
   for (char c : name)
     result += (llvm::isAlnum(c) || c == '_') ? c : '_';
@@ -79,33 +78,31 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
                              << " " << index << " has type " << type
                              << "; a compiled entry takes and returns "
                                 "ranked tensors";
-  if (!tensor.hasStaticShape())
-    return entry.emitError()
-           << "entry @" << entry.getSymName() << ": " << kind << " " << index
-           << " has the dynamic shape " << tensor
-           << "; tfm-compile needs static shapes at the entry";
   if (getDTypeName(tensor.getElementType()).empty())
     return entry.emitError()
            << "entry @" << entry.getSymName() << ": " << kind << " " << index
            << " has elements of type " << tensor.getElementType()
            << "; a compiled entry exchanges f32, f16, i32, i64 or i1 (bool)";
-  std::string specName = name ? sanitize(name.getValue())
+  std::string specName = name ? sanitizeName(name.getValue())
                               : (kind == "input" ? "arg" : "result") +
                                     std::to_string(index);
-  specs.push_back({specName, tensor});
+  specs.push_back({specName, tensor,
+                   std::vector<int64_t>(tensor.getShape().begin(),
+                                        tensor.getShape().end())});
   return success();
 }
 
 FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   EntrySignature signature;
-  signature.name = sanitize(entry.getSymName());
+  signature.name = sanitizeName(entry.getSymName());
   // The typed C function is tfm_<entry>, next to tfm_run and tfm_signature.
-  if (signature.name == "run" || signature.name == "signature")
+  if (signature.name == "run" || signature.name == "run_dims" ||
+      signature.name == "signature")
     return entry.emitError()
            << "entry @" << entry.getSymName() << ": its C function would be "
            << "tfm_" << signature.name << ", which is the name of the "
-           << (signature.name == "run" ? "packed entry point"
-                                       : "signature text")
+           << (signature.name == "signature" ? "signature text"
+                                             : "packed entry point")
            << " of every tfm binary; rename the entry";
   FunctionType type = entry.getFunctionType();
   for (auto [i, input] : llvm::enumerate(type.getInputs()))
@@ -121,9 +118,13 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   if (signature.outputs.empty())
     return entry.emitError() << "entry @" << entry.getSymName()
                              << " returns nothing";
+  if (failed(bindEntryDims(entry, signature)))
+    return failure();
   // The names now live in the signature; LLVM has no use for them.
-  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
+    entry.removeArgAttr(i, StringAttr::get(entry.getContext(), kEntryDimsAttr));
+  }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i)
     entry.removeResultAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
 
@@ -144,31 +145,59 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
 static ArrayAttr specsToAttr(MLIRContext *ctx,
                              const std::vector<TensorSpec> &specs) {
   SmallVector<Attribute> entries;
-  for (const TensorSpec &spec : specs)
-    entries.push_back(DictionaryAttr::get(
-        ctx, {NamedAttribute(StringAttr::get(ctx, "name"),
-                             StringAttr::get(ctx, spec.name)),
-              NamedAttribute(StringAttr::get(ctx, "type"),
-                             TypeAttr::get(spec.type))}));
+  for (const TensorSpec &spec : specs) {
+    SmallVector<NamedAttribute> fields{
+        NamedAttribute(StringAttr::get(ctx, "name"),
+                       StringAttr::get(ctx, spec.name)),
+        NamedAttribute(StringAttr::get(ctx, "type"), TypeAttr::get(spec.type))};
+    // The sizes, where the type does not say them all.
+    if (!spec.type.hasStaticShape())
+      fields.push_back(NamedAttribute(StringAttr::get(ctx, "dims"),
+                                      DenseI64ArrayAttr::get(ctx, spec.dims)));
+    entries.push_back(DictionaryAttr::get(ctx, fields));
+  }
   return ArrayAttr::get(ctx, entries);
 }
 
 void recordEntrySignature(ModuleOp module, const EntrySignature &signature) {
   MLIRContext *ctx = module.getContext();
-  module->setAttr(
-      kEntrySignatureAttr,
-      DictionaryAttr::get(
-          ctx, {NamedAttribute(StringAttr::get(ctx, "name"),
-                               StringAttr::get(ctx, signature.name)),
-                NamedAttribute(StringAttr::get(ctx, "inputs"),
-                               specsToAttr(ctx, signature.inputs)),
-                NamedAttribute(StringAttr::get(ctx, "outputs"),
-                               specsToAttr(ctx, signature.outputs))}));
+  Builder b(ctx);
+  SmallVector<NamedAttribute> fields{
+      NamedAttribute(StringAttr::get(ctx, "name"),
+                     StringAttr::get(ctx, signature.name)),
+      NamedAttribute(StringAttr::get(ctx, "inputs"),
+                     specsToAttr(ctx, signature.inputs)),
+      NamedAttribute(StringAttr::get(ctx, "outputs"),
+                     specsToAttr(ctx, signature.outputs))};
+  if (!signature.dimNames.empty()) {
+    SmallVector<StringRef> dimNames(signature.dimNames.begin(),
+                                    signature.dimNames.end());
+    fields.push_back(NamedAttribute(StringAttr::get(ctx, "dim_names"),
+                                    b.getStrArrayAttr(dimNames)));
+  }
+  module->setAttr(kEntrySignatureAttr, DictionaryAttr::get(ctx, fields));
+}
+
+/// Whether `dims` describes `type` with `numSymbols` dynamic sizes.
+static bool areValidDims(ArrayRef<int64_t> dims, RankedTensorType type,
+                         size_t numSymbols) {
+  if (static_cast<int64_t>(dims.size()) != type.getRank())
+    return false;
+  for (auto [dim, size] : llvm::zip_equal(dims, type.getShape())) {
+    if (std::optional<int64_t> symbol = TensorSpec::getSymbol(dim)) {
+      if (*symbol >= static_cast<int64_t>(numSymbols))
+        return false;
+    } else if (dim < 0 || (!ShapedType::isDynamic(size) && dim != size)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Reads back the list that specsToAttr wrote; false if `attr` is not one,
 /// or holds a type that prepareEntry would have rejected.
-static bool attrToSpecs(Attribute attr, std::vector<TensorSpec> &specs) {
+static bool attrToSpecs(Attribute attr, size_t numSymbols,
+                        std::vector<TensorSpec> &specs) {
   auto array = dyn_cast_if_present<ArrayAttr>(attr);
   if (!array)
     return false;
@@ -178,10 +207,15 @@ static bool attrToSpecs(Attribute attr, std::vector<TensorSpec> &specs) {
     auto type = dict ? dict.getAs<TypeAttr>("type") : TypeAttr();
     auto tensor =
         type ? dyn_cast<RankedTensorType>(type.getValue()) : RankedTensorType();
-    if (!name || !tensor || !tensor.hasStaticShape() ||
-        getDTypeName(tensor.getElementType()).empty())
+    if (!name || !tensor || getDTypeName(tensor.getElementType()).empty())
       return false;
-    specs.push_back({name.str(), tensor});
+    auto dimsAttr = dict.getAs<DenseI64ArrayAttr>("dims");
+    ArrayRef<int64_t> dims =
+        dimsAttr ? dimsAttr.asArrayRef() : tensor.getShape();
+    if (!areValidDims(dims, tensor, numSymbols))
+      return false;
+    specs.push_back(
+        {name.str(), tensor, std::vector<int64_t>(dims.begin(), dims.end())});
   }
   return true;
 }
@@ -190,8 +224,22 @@ FailureOr<EntrySignature> readEntrySignature(ModuleOp module) {
   auto dict = module->getAttrOfType<DictionaryAttr>(kEntrySignatureAttr);
   EntrySignature signature;
   auto name = dict ? dict.getAs<StringAttr>("name") : StringAttr();
-  if (!name || !attrToSpecs(dict.get("inputs"), signature.inputs) ||
-      !attrToSpecs(dict.get("outputs"), signature.outputs))
+  Attribute dimNamesAttr = dict ? dict.get("dim_names") : Attribute();
+  auto dimNames = dyn_cast_if_present<ArrayAttr>(dimNamesAttr);
+  bool validNames = !dimNamesAttr || dimNames;
+  if (dimNames)
+    for (Attribute dimName : dimNames) {
+      auto text = dyn_cast<StringAttr>(dimName);
+      if (!text || text.getValue() != sanitizeName(text.getValue())) {
+        validNames = false;
+        break;
+      }
+      signature.dimNames.push_back(text.str());
+    }
+  size_t numSymbols = signature.dimNames.size();
+  if (!name || !validNames ||
+      !attrToSpecs(dict.get("inputs"), numSymbols, signature.inputs) ||
+      !attrToSpecs(dict.get("outputs"), numSymbols, signature.outputs))
     return module.emitError() << "expected the entry signature that "
                                  "tfm-prepare-entry records as '"
                               << kEntrySignatureAttr << "'";
@@ -199,39 +247,73 @@ FailureOr<EntrySignature> readEntrySignature(ModuleOp module) {
   return signature;
 }
 
-/// Renders a shape as "2x10x32", or "scalar" for rank 0.
-static std::string shapeText(RankedTensorType type) {
-  if (type.getRank() == 0)
+/// Renders the shape of `spec` as "2x10x32" (or, with dynamic sizes, as
+/// "batch,seq,32", whose names may hold an x), or "scalar" for rank 0.
+static std::string shapeText(const TensorSpec &spec,
+                             const EntrySignature &signature) {
+  if (spec.dims.empty())
     return "scalar";
+  StringRef separator = signature.dimNames.empty() ? "x" : ",";
   std::string text;
-  for (int64_t d : type.getShape())
-    text += (text.empty() ? "" : "x") + std::to_string(d);
+  for (int64_t dim : spec.dims) {
+    if (!text.empty())
+      text += separator;
+    std::optional<int64_t> symbol = TensorSpec::getSymbol(dim);
+    text += symbol ? signature.dimNames[*symbol] : std::to_string(dim);
+  }
   return text;
 }
 
+/// Version 1 for entries of static shape; version 2 lists the dynamic
+/// sizes first (`dim batch`) and names them in the shapes.
 static std::string signatureText(const EntrySignature &signature) {
-  std::string text = "tfm-signature-v1\n";
+  bool dynamic = !signature.dimNames.empty();
+  std::string text = dynamic ? "tfm-signature-v2\n" : "tfm-signature-v1\n";
+  for (const std::string &dim : signature.dimNames)
+    text += "dim " + dim + "\n";
   for (const TensorSpec &in : signature.inputs)
     text += llvm::formatv("in {0} {1} {2}\n", in.name,
                           getDTypeName(in.type.getElementType()),
-                          shapeText(in.type));
+                          shapeText(in, signature));
   for (const TensorSpec &out : signature.outputs)
     text += llvm::formatv("out {0} {1} {2}\n", out.name,
                           getDTypeName(out.type.getElementType()),
-                          shapeText(out.type));
+                          shapeText(out, signature));
   return text;
 }
 
 /// Builds, on the stack, the memref descriptor of the dense row-major buffer
-/// `data` of `type` (the layout is the one func-to-llvm gives a memref of
-/// that shape, since `_mlir_ciface_` functions take pointers to it), and
-/// returns a pointer to it.
+/// `data` of `spec` (the layout is the one func-to-llvm gives a memref of
+/// that rank, since `_mlir_ciface_` functions take pointers to it), with the
+/// dynamic sizes `symbols`, and returns a pointer to it.
 static Value buildDescriptor(OpBuilder &b, Location loc,
                              const LLVMTypeConverter &converter, Value data,
-                             RankedTensorType type) {
-  auto memref = MemRefType::get(type.getShape(), type.getElementType());
-  Value descriptor =
-      MemRefDescriptor::fromStaticShape(b, loc, converter, memref, data);
+                             const TensorSpec &spec, ValueRange symbols) {
+  auto memref = MemRefType::get(spec.type.getShape(),
+                                spec.type.getElementType());
+  Value descriptor;
+  if (memref.hasStaticShape()) {
+    descriptor =
+        MemRefDescriptor::fromStaticShape(b, loc, converter, memref, data);
+  } else {
+    Type i64 = b.getI64Type();
+    auto desc = MemRefDescriptor::poison(b, loc,
+                                         converter.convertType(memref));
+    desc.setAllocatedPtr(b, loc, data);
+    desc.setAlignedPtr(b, loc, data);
+    desc.setConstantOffset(b, loc, 0);
+    Value stride = LLVM::ConstantOp::create(b, loc, i64, 1);
+    for (int64_t d = memref.getRank() - 1; d >= 0; --d) {
+      int64_t dim = spec.dims[d];
+      std::optional<int64_t> symbol = TensorSpec::getSymbol(dim);
+      Value size = symbol ? symbols[*symbol]
+                          : LLVM::ConstantOp::create(b, loc, i64, dim);
+      desc.setSize(b, loc, d, size);
+      desc.setStride(b, loc, d, stride);
+      stride = LLVM::MulOp::create(b, loc, stride, size);
+    }
+    descriptor = desc;
+  }
   Value one = LLVM::ConstantOp::create(b, loc, b.getI64Type(), 1);
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
   Value slot = LLVM::AllocaOp::create(b, loc, ptr, descriptor.getType(), one);
@@ -239,8 +321,8 @@ static Value buildDescriptor(OpBuilder &b, Location loc,
   return slot;
 }
 
-/// Builds `int32_t <name>(ptr in0, ..., ptr out0, ...)`, which calls
-/// `ciface` with a descriptor of each buffer and returns 0.
+/// Builds `int32_t <name>(i64 dim0, ..., ptr in0, ..., ptr out0, ...)`,
+/// which calls `ciface` with a descriptor of each buffer and returns 0.
 static LLVM::LLVMFuncOp buildTypedEntry(OpBuilder &b, StringRef name,
                                         LLVM::LLVMFuncOp ciface,
                                         const EntrySignature &signature,
@@ -250,39 +332,62 @@ static LLVM::LLVMFuncOp buildTypedEntry(OpBuilder &b, StringRef name,
   Location loc = ciface.getLoc();
   std::vector<TensorSpec> all = signature.inputs;
   all.insert(all.end(), signature.outputs.begin(), signature.outputs.end());
-  SmallVector<Type> params(all.size(), LLVM::LLVMPointerType::get(ctx));
+  size_t numSymbols = signature.dimNames.size();
+  SmallVector<Type> params(numSymbols, b.getI64Type());
+  params.append(all.size(), LLVM::LLVMPointerType::get(ctx));
   auto type = LLVM::LLVMFunctionType::get(b.getI32Type(), params);
   auto typed = LLVM::LLVMFuncOp::create(b, loc, name, type);
 
   OpBuilder body = OpBuilder::atBlockBegin(typed.addEntryBlock(b));
+  ValueRange symbols = typed.getArguments().take_front(numSymbols);
   SmallVector<Value> descriptors;
-  for (auto [arg, spec] : llvm::zip_equal(typed.getArguments(), all))
+  for (auto [arg, spec] :
+       llvm::zip_equal(typed.getArguments().drop_front(numSymbols), all))
     descriptors.push_back(
-        buildDescriptor(body, loc, converter, arg, spec.type));
+        buildDescriptor(body, loc, converter, arg, spec, symbols));
   LLVM::CallOp::create(body, loc, ciface, descriptors);
   Value ok = LLVM::ConstantOp::create(body, loc, body.getI32Type(), 0);
   LLVM::ReturnOp::create(body, loc, ValueRange{ok});
   return typed;
 }
 
-/// Builds `int32_t tfm_run(ptr buffers)`, which calls `typed` with
-/// buffers[0], buffers[1], ... and returns its result.
-static void buildRun(OpBuilder &b, LLVM::LLVMFuncOp typed) {
+/// Builds `int32_t tfm_run_dims(ptr dims, ptr buffers)`, which calls
+/// `typed` with dims[0], ..., dims[numSymbols), then buffers[0], ...; and,
+/// for an entry of static shape, `int32_t tfm_run(ptr buffers)`, the same
+/// without sizes.
+static void buildRun(OpBuilder &b, LLVM::LLVMFuncOp typed,
+                     size_t numSymbols) {
   Location loc = typed.getLoc();
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
-  auto run = LLVM::LLVMFuncOp::create(
-      b, loc, "tfm_run", LLVM::LLVMFunctionType::get(b.getI32Type(), {ptr}));
-
-  OpBuilder body = OpBuilder::atBlockBegin(run.addEntryBlock(b));
-  Value array = run.getArgument(0);
-  SmallVector<Value> buffers;
-  for (int32_t i = 0, e = typed.getNumArguments(); i < e; ++i) {
-    Value slot = LLVM::GEPOp::create(body, loc, ptr, ptr, array,
-                                     ArrayRef<LLVM::GEPArg>{i});
-    buffers.push_back(LLVM::LoadOp::create(body, loc, ptr, slot));
-  }
-  auto call = LLVM::CallOp::create(body, loc, typed, buffers);
-  LLVM::ReturnOp::create(body, loc, call.getResults());
+  Type i64 = b.getI64Type();
+  auto build = [&](StringRef name, bool withDims) {
+    SmallVector<Type> params;
+    if (withDims)
+      params.push_back(ptr);
+    params.push_back(ptr);
+    auto run = LLVM::LLVMFuncOp::create(
+        b, loc, name, LLVM::LLVMFunctionType::get(b.getI32Type(), params));
+    OpBuilder body = OpBuilder::atBlockBegin(run.addEntryBlock(b));
+    Value buffers = run.getArguments().back();
+    SmallVector<Value> args;
+    for (int32_t i = 0, e = numSymbols; i < e; ++i) {
+      Value slot = LLVM::GEPOp::create(body, loc, ptr, i64,
+                                       run.getArgument(0),
+                                       ArrayRef<LLVM::GEPArg>{i});
+      args.push_back(LLVM::LoadOp::create(body, loc, i64, slot));
+    }
+    for (int32_t i = 0, e = typed.getNumArguments() - numSymbols; i < e;
+         ++i) {
+      Value slot = LLVM::GEPOp::create(body, loc, ptr, ptr, buffers,
+                                       ArrayRef<LLVM::GEPArg>{i});
+      args.push_back(LLVM::LoadOp::create(body, loc, ptr, slot));
+    }
+    auto call = LLVM::CallOp::create(body, loc, typed, args);
+    LLVM::ReturnOp::create(body, loc, call.getResults());
+  };
+  build("tfm_run_dims", /*withDims=*/true);
+  if (numSymbols == 0)
+    build("tfm_run", /*withDims=*/false);
 }
 
 /// Builds `const char tfm_signature[]`, the NUL-terminated signatureText.
@@ -327,8 +432,8 @@ LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
   if (failed(checkCInterface(ciface, signature)))
     return failure();
   std::string typedName = "tfm_" + signature.name;
-  for (StringRef name :
-       {StringRef(typedName), StringRef("tfm_run"), StringRef("tfm_signature")})
+  for (StringRef name : {StringRef(typedName), StringRef("tfm_run"),
+                         StringRef("tfm_run_dims"), StringRef("tfm_signature")})
     if (Operation *clash = module.lookupSymbol(name))
       return clash->emitError()
              << "@" << name
@@ -338,7 +443,7 @@ LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   LLVM::LLVMFuncOp typed =
       buildTypedEntry(b, typedName, ciface, signature, DataLayout(module));
-  buildRun(b, typed);
+  buildRun(b, typed, signature.dimNames.size());
   buildSignatureGlobal(b, ciface.getLoc(), signature);
   return success();
 }
@@ -358,6 +463,7 @@ static StringRef getCType(Type type) {
 
 std::string renderHeader(const EntrySignature &signature, StringRef source) {
   std::string guard = "TFM_" + llvm::StringRef(signature.name).upper() + "_H";
+  bool dynamic = !signature.dimNames.empty();
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "/* Generated by tfm-compile from " << source
@@ -365,10 +471,18 @@ std::string renderHeader(const EntrySignature &signature, StringRef source) {
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
      << "/* Runs @" << signature.name << ".\n *\n";
+  if (dynamic) {
+    os << " *   ";
+    llvm::interleaveComma(signature.dimNames, os);
+    os << ": the dynamic sizes, each at least 1\n";
+  }
   auto describe = [&](const TensorSpec &spec, StringRef role) {
     os << " *   " << spec.name << ": " << getCType(spec.type.getElementType())
        << " [";
-    llvm::interleaveComma(spec.type.getShape(), os);
+    llvm::interleaveComma(spec.dims, os, [&](int64_t dim) {
+      std::optional<int64_t> symbol = TensorSpec::getSymbol(dim);
+      os << (symbol ? signature.dimNames[*symbol] : std::to_string(dim));
+    });
     os << "] (" << role << ")\n";
   };
   for (const TensorSpec &in : signature.inputs)
@@ -379,6 +493,10 @@ std::string renderHeader(const EntrySignature &signature, StringRef source) {
         "success. */\n"
      << "int tfm_" << signature.name << "(";
   bool first = true;
+  for (const std::string &dim : signature.dimNames) {
+    os << (first ? "" : ", ") << "int64_t " << dim;
+    first = false;
+  }
   for (const TensorSpec &in : signature.inputs) {
     os << (first ? "" : ", ") << "const " << getCType(in.type.getElementType())
        << " *" << in.name;
@@ -389,9 +507,16 @@ std::string renderHeader(const EntrySignature &signature, StringRef source) {
        << out.name;
     first = false;
   }
-  os << ");\n\n"
-     << "/* The same, with buffers[] holding the inputs, then the outputs. */\n"
-     << "int tfm_run(void **buffers);\n\n"
+  os << ");\n\n";
+  if (!dynamic)
+    os << "/* The same, with buffers[] holding the inputs, then the outputs. "
+          "*/\n"
+       << "int tfm_run(void **buffers);\n\n";
+  os << "/* The same, with dims[] holding "
+     << (dynamic ? "the dynamic sizes, in the order above,"
+                 : "the dynamic sizes (there are none: it may be NULL)")
+     << " and buffers[] the inputs, then the outputs. */\n"
+     << "int tfm_run_dims(const int64_t *dims, void **buffers);\n\n"
      << "/* The inputs and outputs, as text (see runtime/Signature.h). */\n"
      << "extern const char tfm_signature[];\n\n"
      << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,14 +26,43 @@ namespace tfm {
 struct TensorSpec {
   std::string name;
   mlir::RankedTensorType type;
+  /// Per dimension: its size if the binary fixes it (a static size of
+  /// `type`, or one the graph implies), else symbolDim(i) for the entry's
+  /// i-th dynamic size (EntrySignature::dimNames).
+  std::vector<int64_t> dims;
+
+  static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
+  /// The dynamic size that `dim` (an element of `dims`) is, if any.
+  static std::optional<int64_t> getSymbol(int64_t dim) {
+    return dim <= -2 ? std::optional<int64_t>(-2 - dim) : std::nullopt;
+  }
 };
 
 struct EntrySignature {
   /// The entry's name in the graph file, e.g. "main".
   std::string name;
+  /// The entry's distinct dynamic sizes, each a C identifier: the
+  /// parameters that precede the buffers of its C function.
+  std::vector<std::string> dimNames;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
 };
+
+/// The entry argument attribute that names an input's dynamic dimensions
+/// (`["batch", "seq", ""]`; ONNX's dim_param): dimensions of one name are
+/// one size.
+constexpr const char *kEntryDimsAttr = "tfm.dims";
+
+/// `name` as a C identifier.
+std::string sanitizeName(llvm::StringRef name);
+
+/// Finds which dynamic dimensions of the inputs and outputs of `entry`
+/// (whose specs `signature` holds) the graph requires to be equal, gives
+/// each class of them a name in `signature.dimNames`, and fills in the
+/// specs' `dims`. Emits an error if an output's dynamic size is not one of
+/// the inputs'.
+mlir::LogicalResult bindEntryDims(mlir::func::FuncOp entry,
+                                  EntrySignature &signature);
 
 /// The symbol the entry function is renamed to before lowering, so that a
 /// graph's `@main` cannot collide with the C `main` of the executable.
