@@ -3,14 +3,17 @@
 // Implements `tfm-cpu-vectorize`: every linalg op on tensors, by now a tile
 // that `tfm-tile-by-config` cut as `tfm-cpu-select-vector-strategy` chose,
 // becomes vector code. Tiles of static shape are vectorized whole, without
-// masks; tiles of dynamic shape with masks to their largest shape, which
-// the tiling bounds (a remainder of a register tile, a partial vector).
+// masks. A tile of dynamic shape (a remainder of a register tile, a partial
+// vector) is first tiled by 1 along each dynamic loop that no vector runs
+// along; what stays dynamic is vectorized with masks to its largest shape,
+// which the tiling bounds.
 // The pass chooses no sizes of its own.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Codegen/CPU/Strategy.h"
+#include "tfm/Codegen/Common/TilingUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -75,6 +78,38 @@ struct TfmCpuVectorizePass
     : tfm::impl::TfmCpuVectorizeBase<TfmCpuVectorizePass> {
   using Base::Base;
 
+  /// Tiles every dynamic loop of `op` but the ones vectors run along by 1
+  /// and vectorizes the tiles, whose shape is then static but for those. A
+  /// register tile's remainder of up to 5 rows becomes a loop over rows of
+  /// one vector each, instead of a 5-row masked tile whose masks, selects
+  /// and spills cost as much as the rows of every full tile. Fails, leaving
+  /// `op` as it was, if no such loop is dynamic.
+  LogicalResult tileDynamicRows(IRRewriter &rewriter, linalg::LinalgOp op) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    SmallVector<int64_t> sizes(ranges.size(), 0);
+    // The loops along which vectors run stay whole: the innermost, and
+    // the one along the result's rows (a product's columns).
+    llvm::SmallBitVector vectorLoops(ranges.size());
+    vectorLoops.set(ranges.size() - 1);
+    AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (result.getNumResults() > 0)
+      if (auto dim = dyn_cast<AffineDimExpr>(result.getResults().back()))
+        vectorLoops.set(dim.getPosition());
+    for (size_t d = 0; d < ranges.size(); ++d)
+      if (ShapedType::isDynamic(ranges[d]) && !vectorLoops.test(d))
+        sizes[d] = 1;
+    if (llvm::all_of(sizes, [](int64_t size) { return size == 0; }))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    FailureOr<scf::SCFTilingResult> tiled = tileInPlace(rewriter, op, sizes);
+    if (failed(tiled))
+      return failure();
+    for (Operation *tile : tiled->tiledOps)
+      if (auto tileOp = dyn_cast<linalg::LinalgOp>(tile))
+        vectorize(rewriter, tileOp);
+    return success();
+  }
+
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -89,6 +124,8 @@ struct TfmCpuVectorizePass
   void vectorize(IRRewriter &rewriter, linalg::LinalgOp op) {
     if (llvm::any_of(op->getOperands(), isI1Tensor) ||
         llvm::any_of(op->getResults(), isI1Tensor))
+      return;
+    if (op.hasDynamicShape() && succeeded(tileDynamicRows(rewriter, op)))
       return;
     SmallVector<int64_t> maskShape;
     if (op.hasDynamicShape()) {

@@ -43,7 +43,8 @@ constexpr int64_t kAliasingLines = 8;
 /// row stride is a multiple of kAliasingLines lines, else none.
 int64_t getRowPadding(RankedTensorType type) {
   Type element = type.getElementType();
-  if (!type.hasStaticShape() || type.getRank() < 2 ||
+  // Only the rows' length matters; the other sizes may be dynamic.
+  if (type.getRank() < 2 || type.isDynamicDim(type.getRank() - 1) ||
       !element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
     return 0;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
@@ -105,31 +106,45 @@ struct TfmCpuPadRowStridesPass
     if (padding == 0 || !init.get().getDefiningOp<tensor::EmptyOp>())
       return;
     rewriter.setInsertionPoint(op);
-    rewriter.modifyOpInPlace(op, [&] {
-      init.set(getPaddedSlice(rewriter, op.getLoc(), type, padding));
-    });
+    Value padded =
+        getPaddedSlice(rewriter, op.getLoc(), init.get(), padding);
+    rewriter.modifyOpInPlace(op, [&] { init.set(padded); });
   }
 
-  /// The first columns, of `type`, of an allocation whose rows are
+  /// The first columns, of `like`'s shape, of an allocation whose rows are
   /// `padding` elements longer.
-  Value getPaddedSlice(IRRewriter &rewriter, Location loc,
-                       RankedTensorType type, int64_t padding) {
+  Value getPaddedSlice(IRRewriter &rewriter, Location loc, Value like,
+                       int64_t padding) {
+    auto type = cast<RankedTensorType>(like.getType());
     SmallVector<int64_t> paddedShape(type.getShape());
     paddedShape.back() += padding;
     Value buffer = bufferization::AllocTensorOp::create(
         rewriter, loc,
         RankedTensorType::get(paddedShape, type.getElementType()),
-        ValueRange());
-    return slice(rewriter, loc, type, buffer);
+        getDynamicSizes(rewriter, loc, like));
+    return slice(rewriter, loc, like, buffer);
   }
 
-  static Value slice(IRRewriter &rewriter, Location loc, RankedTensorType type,
+  /// The sizes of `value`'s dynamic dimensions.
+  static SmallVector<Value> getDynamicSizes(IRRewriter &rewriter, Location loc,
+                                            Value value) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        sizes.push_back(tensor::DimOp::create(rewriter, loc, value, d));
+    return sizes;
+  }
+
+  /// The part of `buffer` (padded rows) of `like`'s shape.
+  static Value slice(IRRewriter &rewriter, Location loc, Value like,
                      Value buffer) {
+    auto type = cast<RankedTensorType>(like.getType());
     SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
-                                             rewriter.getIndexAttr(1));
-    for (int64_t size : type.getShape())
-      sizes.push_back(rewriter.getIndexAttr(size));
+    SmallVector<OpFoldResult> strides(type.getRank(),
+                                      rewriter.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, like);
     return tensor::ExtractSliceOp::create(rewriter, loc, type, buffer, offsets,
                                           sizes, strides);
   }
@@ -161,7 +176,7 @@ struct TfmCpuPadRowStridesPass
         !constant.isSplat()) {
       Value buffer = arith::ConstantOp::create(rewriter, loc,
                                                padRows(constant, paddedType));
-      Value padded = slice(rewriter, loc, type, buffer);
+      Value padded = slice(rewriter, loc, operand->get(), buffer);
       rewriter.modifyOpInPlace(op, [&] { operand->set(padded); });
       return;
     }
@@ -179,10 +194,11 @@ struct TfmCpuPadRowStridesPass
     if (writeIntoPadded(rewriter, operand->get(), padding))
       return;
     Value buffer = bufferization::AllocTensorOp::create(
-        rewriter, loc, paddedType, ValueRange());
+        rewriter, loc, paddedType,
+        getDynamicSizes(rewriter, loc, operand->get()));
     Value padded =
         linalg::CopyOp::create(rewriter, loc, operand->get(),
-                               slice(rewriter, loc, type, buffer))
+                               slice(rewriter, loc, operand->get(), buffer))
             .getResult(0);
     rewriter.modifyOpInPlace(op, [&] { operand->set(padded); });
   }
@@ -206,10 +222,9 @@ struct TfmCpuPadRowStridesPass
     if (!init->get().getDefiningOp<tensor::EmptyOp>() &&
         !init->get().getDefiningOp<bufferization::AllocTensorOp>())
       return false;
-    auto type = cast<RankedTensorType>(init->get().getType());
     rewriter.setInsertionPoint(init->getOwner());
-    Value padded = getPaddedSlice(rewriter, init->getOwner()->getLoc(), type,
-                                  padding);
+    Value padded = getPaddedSlice(rewriter, init->getOwner()->getLoc(),
+                                  init->get(), padding);
     rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(padded); });
     return true;
   }

@@ -25,7 +25,8 @@ struct TfmCpuSelectStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
-    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize);
+    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize,
+                               /*dynamicTiles=*/true);
   }
 };
 } // namespace

@@ -6,13 +6,17 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
-                                           int64_t queryTile, int64_t keyTile) {
+                                           int64_t queryTile, int64_t keyTile,
+                                           bool dynamicTiles) {
   ArrayRef<int64_t> query = op.getQuery().getType().getShape();
   ArrayRef<int64_t> keyT = op.getKeyT().getType().getShape();
-  if (ShapedType::isDynamicShape(query) || ShapedType::isDynamicShape(keyT))
+  if (!dynamicTiles &&
+      (ShapedType::isDynamicShape(query) || ShapedType::isDynamicShape(keyT)))
     return {};
   auto clamp = [](int64_t tile, int64_t size) {
-    return std::max<int64_t>(1, std::min(tile, size));
+    return ShapedType::isDynamic(size)
+               ? tile
+               : std::max<int64_t>(1, std::min(tile, size));
   };
   int64_t batchRank = op.getBatchRank();
   // Level 0: one batch and `queryTile` queries per parallel tile; level 1:
@@ -28,11 +32,12 @@ LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
 }
 
 void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
-                                     int64_t keyTile) {
+                                     int64_t keyTile, bool dynamicTiles) {
   root->walk([&](OnlineAttentionOp op) {
     if (getLoweringConfig(op))
       return;
-    if (LoweringConfigAttr config = getAttentionConfig(op, queryTile, keyTile))
+    if (LoweringConfigAttr config = getAttentionConfig(op, queryTile, keyTile,
+                                                         dynamicTiles))
       setLoweringConfig(op, config);
   });
 }

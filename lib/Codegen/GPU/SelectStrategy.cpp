@@ -57,7 +57,8 @@ struct TfmGpuSelectStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
-    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize);
+    setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize,
+                               /*dynamicTiles=*/false);
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (!isa<func::FuncOp>(op->getParentOp()) ||
           !op.hasPureTensorSemantics() ||

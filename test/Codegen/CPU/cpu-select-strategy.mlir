@@ -18,13 +18,15 @@ func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tenso
 
 // -----
 
-// A strategy set by hand is kept; dynamic shapes get none (they are
-// decomposed untiled).
+// A strategy set by hand is kept. Dynamic sizes get the default tiles, the
+// last of them partial (static ones are clamped: 8 queries, 8 keys).
 
 // CHECK-LABEL: func.func @kept
 //       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 2, 0]]>
 // CHECK-LABEL: func.func @dynamic
-//   CHECK-NOT:   lowering_config
+//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 8, 0], [0, 0, 8]]>
+// CHECK-LABEL: func.func @dynamic_sequences
+//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0], [0, 0, 64]]>
 func.func @kept(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) -> tensor<2x8x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
       {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 2, 0]]>}
@@ -37,4 +39,10 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
       outs(%acc, %max, %sum : tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>)
       : tensor<?x8x16xf32>, tensor<?x16x8xf32>, tensor<?x8x16xf32> -> tensor<?x8x16xf32>, tensor<?x8xf32>, tensor<?x8xf32>
   return %r#0 : tensor<?x8x16xf32>
+}
+func.func @dynamic_sequences(%q: tensor<?x?x16xf32>, %kt: tensor<?x16x?xf32>, %v: tensor<?x?x16xf32>, %acc: tensor<?x?x16xf32>, %max: tensor<?x?xf32>, %sum: tensor<?x?xf32>) -> tensor<?x?x16xf32> {
+  %r:3 = tfm.online_attention %q, %kt, %v
+      outs(%acc, %max, %sum : tensor<?x?x16xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      : tensor<?x?x16xf32>, tensor<?x16x?xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  return %r#0 : tensor<?x?x16xf32>
 }

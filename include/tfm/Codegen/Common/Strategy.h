@@ -15,16 +15,18 @@
 namespace mlir {
 namespace tfm {
 
-/// The default strategy for tfm.online_attention `op` of static shape:
-/// (1, ..., `queryTile`) tiles in parallel, then blocks of `keyTile` keys,
-/// each clamped to the size it tiles; null if `op`'s shape is dynamic.
+/// The default strategy for tfm.online_attention `op`: (1, ...,
+/// `queryTile`) tiles in parallel, then blocks of `keyTile` keys, each
+/// clamped to a static size it tiles. A dynamic number of queries or keys
+/// gets the same tiles, the last partial, where the target handles tiles of
+/// dynamic shape (`dynamicTiles`, the CPU's masked vectors); else null.
 LoweringConfigAttr getAttentionConfig(OnlineAttentionOp op, int64_t queryTile,
-                                      int64_t keyTile);
+                                      int64_t keyTile, bool dynamicTiles);
 
-/// Writes getAttentionConfig(op, queryTile, keyTile) on every
+/// Writes getAttentionConfig(op, queryTile, keyTile, dynamicTiles) on every
 /// tfm.online_attention under `root` that has no config yet.
 void setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
-                                int64_t keyTile);
+                                int64_t keyTile, bool dynamicTiles);
 
 } // namespace tfm
 } // namespace mlir
