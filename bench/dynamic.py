@@ -18,6 +18,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 
 import numpy as np
 
@@ -76,6 +77,7 @@ def main():
     parser.add_argument("--markdown")
     args = parser.parse_args()
 
+    start = time.time()
     dynamic = common.compile_graph(args.compiler, layer("?", "?"), args.work,
                                    "dynamic")
     rows, results = [], []
@@ -116,7 +118,9 @@ def main():
             f"{args.runs} runs\n\n{table}\n")
     common.print_report(text, args.markdown)
     if args.json:
-        common.save_results(results, args.json)
+        common.save_results({"machine": common.machine_description(),
+                             "rows": results,
+                             "seconds": time.time() - start}, args.json)
 
 
 if __name__ == "__main__":
