@@ -325,7 +325,7 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
       valid = name && (name.getValue().empty() || spec.type.isDynamicDim(d));
     }
     if (!valid)
-      return entry.emitError()
+      return mlir::emitError(entry.getLoc())
              << "entry @" << entry.getSymName() << ": input " << i << "'s "
              << kEntryDimsAttr << " must name each dimension of " << spec.type
              << " (\"\" for none, and none of a static size), found " << attr;
@@ -337,7 +337,8 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
       llvm::none_of(signature.outputs, hasDynamic))
     return success();
 
-  // A copy of the entry alone, lowered to linalg on tensors.
+  // A copy of the module, its entry inlined and lowered to linalg on
+  // tensors.
   MLIRContext *ctx = entry.getContext();
   OwningOpRef<ModuleOp> copy = ModuleOp::create(entry.getLoc());
   auto module = entry->getParentOfType<ModuleOp>();
@@ -345,10 +346,12 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
     copy->getBody()->push_back(op.clone());
   auto copyEntry = copy->lookupSymbol<func::FuncOp>(entry.getSymName());
   PassManager pm(ctx);
+  // Calls tie their arguments' sizes to the callee's: inline them.
+  pm.addPass(createInlinerPass());
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createCanonicalizerPass());
   if (failed(pm.run(*copy)))
-    return entry.emitError() << "entry @" << entry.getSymName()
+    return mlir::emitError(entry.getLoc()) << "entry @" << entry.getSymName()
                              << ": cannot analyze its dynamic sizes";
 
   SizeClasses classes;
@@ -423,7 +426,7 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
         spec.dims[d] = size;
         continue;
       }
-      return entry.emitError()
+      return mlir::emitError(entry.getLoc())
              << "entry @" << entry.getSymName() << ": dimension " << d
              << " of result " << i << " (" << spec.name
              << ") is computed from the inputs' sizes rather than equal to "

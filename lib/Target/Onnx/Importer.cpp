@@ -617,8 +617,9 @@ Importer::convertValueInfo(const onnx::ValueInfoProto &info) {
     if (!dim.has_dim_value())
       return emitError() << "dimension " << shape.size() << " of '"
                          << info.name() << "' is dynamic ('" << dim.dim_param()
-                         << "'); tfm compiles static shapes: export without "
-                            "dynamic_axes";
+                         << "'); the ONNX importer reads static shapes only: "
+                            "export without dynamic_axes (graphs in tfm IR may "
+                            "have dynamic sizes)";
     shape.push_back(dim.dim_value());
   }
   if (failed(countElements(shape)))
