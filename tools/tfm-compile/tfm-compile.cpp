@@ -322,8 +322,32 @@ void printPtx(ModuleOp module, raw_ostream &os) {
   });
 }
 
+/// Checks the options that the command line parser accepts but no compile
+/// can use; returns the message for the first bad one, or "".
+std::string checkOptions() {
+  if (optLevel > 3)
+    return "-O" + std::to_string(optLevel) +
+           ": the optimization level is 0, 1, 2 or 3";
+  if (attentionQTile < 0 || attentionKvTile < 0)
+    return "--attention-q-tile and --attention-kv-tile take a positive "
+           "size, or 0 for the default";
+  if (gpuBlockSize < 1 || gpuBlockSize > 1024)
+    return "--gpu-block-size=" + std::to_string(gpuBlockSize) +
+           ": a block has 1 to 1024 threads";
+  if (outputFile != "-") {
+    llvm::SmallString<256> dir(outputFile.getValue());
+    llvm::sys::path::remove_filename(dir);
+    if (!dir.empty() && !llvm::sys::fs::is_directory(dir))
+      return "cannot write '" + outputFile + "': '" + std::string(dir) +
+             "' is not a directory";
+  }
+  return "";
+}
+
 int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   // Options first, so that a bad flag is reported before the graph's errors.
+  if (std::string bad = checkOptions(); !bad.empty())
+    return fail(bad);
   std::string error;
   std::unique_ptr<llvm::TargetMachine> machine =
       tfm::createTargetMachine(cpu, optLevel, error);
