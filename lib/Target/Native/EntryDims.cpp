@@ -402,15 +402,6 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
       spec.dims[d] = TensorSpec::symbolDim(it->second);
     }
   }
-  // Two classes the graph names alike (an ONNX dim_param and an input's
-  // name + "_dim0") must still be two C parameters.
-  llvm::StringMap<unsigned> seen;
-  for (std::string &name : signature.dimNames) {
-    unsigned &count = seen[name];
-    if (count++ > 0)
-      name += "_" + std::to_string(count - 1);
-  }
-
   auto ret = cast<func::ReturnOp>(body.getTerminator());
   for (auto [i, spec] : llvm::enumerate(signature.outputs)) {
     spec.dims.assign(spec.type.getShape().begin(), spec.type.getShape().end());

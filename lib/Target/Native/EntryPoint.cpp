@@ -8,6 +8,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -68,6 +69,45 @@ std::string sanitizeName(StringRef name) {
   return result;
 }
 
+/// Whether `name` is a keyword of C or C++, or a type the header uses: it
+/// cannot name a parameter of the typed entry.
+static bool isReservedInC(StringRef name) {
+  static const llvm::StringSet<> reserved = {
+      "auto", "bool", "break", "case", "catch", "char", "class", "const",
+      "constexpr", "continue", "default", "delete", "do", "double", "else",
+      "enum", "explicit", "export", "extern", "false", "float", "for",
+      "friend", "goto", "if", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "nullptr", "operator", "private",
+      "protected", "public", "register", "restrict", "return", "short",
+      "signed", "sizeof", "static", "struct", "switch", "template", "this",
+      "throw", "true", "try", "typedef", "typename", "union", "unsigned",
+      "using", "virtual", "void", "volatile", "while", "int8_t", "int16_t",
+      "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t"};
+  return reserved.contains(name);
+}
+
+/// Makes the parameter names of the typed entry distinct C identifiers: a
+/// keyword gets a `_`, a name seen before a `_1`, `_2`, ... (two inputs
+/// named "x.1" and "x:1" sanitize alike). The inputs' and outputs' names
+/// come first, so that a dynamic size named like a tensor is renamed.
+static void uniqueParameterNames(EntrySignature &signature) {
+  llvm::StringSet<> used;
+  auto unique = [&](std::string &name) {
+    if (isReservedInC(name))
+      name += "_";
+    std::string candidate = name;
+    for (unsigned i = 1; !used.insert(candidate).second; ++i)
+      candidate = name + "_" + std::to_string(i);
+    name = candidate;
+  };
+  for (TensorSpec &spec : signature.inputs)
+    unique(spec.name);
+  for (TensorSpec &spec : signature.outputs)
+    unique(spec.name);
+  for (std::string &name : signature.dimNames)
+    unique(name);
+}
+
 /// Checks one input or output and appends it to `specs`.
 static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
                              Type type, StringAttr name,
@@ -120,6 +160,7 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
                              << " returns nothing";
   if (failed(bindEntryDims(entry, signature)))
     return failure();
+  uniqueParameterNames(signature);
   // The names now live in the signature; LLVM has no use for them.
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));

@@ -47,3 +47,18 @@ func.func @main(%x: tensor<?x16xf32> {tfm.name = "x"}, %y: tensor<4x16xf32> {tfm
   %z = arith.addf %c, %y : tensor<4x16xf32>
   return %z : tensor<4x16xf32>
 }
+
+// -----
+
+// The names become C parameters: a keyword gets a `_`; names that
+// sanitize alike, an output named like an input and a size named like
+// either get a number.
+
+// CHECK: module attributes {tfm.entry_signature = {dim_names = ["x_2"], inputs = [{dims = array<i64: -2>, name = "x", type = tensor<?xf32>}, {name = "int_", type = tensor<4xf32>}, {name = "a_b", type = tensor<4xf32>}, {name = "a_b_1", type = tensor<4xf32>}], name = "main", outputs = [{dims = array<i64: -2>, name = "x_1", type = tensor<?xf32>}]}}
+func.func @main(%x: tensor<?xf32> {tfm.name = "x", tfm.dims = ["x"]},
+                %i: tensor<4xf32> {tfm.name = "int"},
+                %a: tensor<4xf32> {tfm.name = "a.b"},
+                %b: tensor<4xf32> {tfm.name = "a:b"})
+    -> (tensor<?xf32> {tfm.name = "x"}) {
+  return %x : tensor<?xf32>
+}
