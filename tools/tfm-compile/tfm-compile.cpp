@@ -111,6 +111,12 @@ cl::opt<std::string> entryName(
 cl::opt<std::string> weightsFile(
     "weights", cl::desc("safetensors file holding the weight arguments"),
     cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> symbolPrefix(
+    "symbol-prefix",
+    cl::desc("With --emit=lib or --emit=obj, the prefix of the C names "
+             "(<prefix>_<entry>, <prefix>_run, <prefix>_signature; default "
+             "tfm), so that several models link into one program"),
+    cl::init("tfm"), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(category));
 cl::opt<std::string> stopAfter(
@@ -222,6 +228,12 @@ LogicalResult setStage(mlir::detail::PassOptions::Option<T> &option) {
 /// points after its last stage, or fails with a diagnostic. The pipelines'
 /// options are the ones `tfm-opt --tfm-cpu-pipeline` and
 /// `--tfm-gpu-pipeline` parse; this sets them from the flags.
+tfm::TfmEmitCInterfaceOptions cInterfaceOptions() {
+  tfm::TfmEmitCInterfaceOptions options;
+  options.prefix = symbolPrefix;
+  return options;
+}
+
 LogicalResult buildPipeline(PassManager &pm,
                             const llvm::TargetMachine &machine) {
   bool gpu = target == Target::Nvptx;
@@ -242,7 +254,7 @@ LogicalResult buildPipeline(PassManager &pm,
     options.profile = profile;
     tfm::buildCpuPipeline(pm, options);
     if (options.stopAfter == tfm::CpuStage::LLVM)
-      pm.addPass(tfm::createTfmEmitCInterface());
+      pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));
     return success();
   }
 
@@ -300,7 +312,7 @@ LogicalResult buildPipeline(PassManager &pm,
   options.emulate = gpuEmulate;
   tfm::buildGpuPipeline(pm, options);
   if (options.stopAfter == tfm::GpuStage::LLVM)
-    pm.addPass(tfm::createTfmEmitCInterface());
+    pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));
   if (emitKind == EmitKind::Ptx) {
     GpuModuleToBinaryPassOptions ptx;
     ptx.compilationTarget = "isa";
@@ -325,6 +337,11 @@ void printPtx(ModuleOp module, raw_ostream &os) {
 /// Checks the options that the command line parser accepts but no compile
 /// can use; returns the message for the first bad one, or "".
 std::string checkOptions() {
+  if (symbolPrefix.empty() || symbolPrefix != tfm::sanitizeName(symbolPrefix))
+    return "--symbol-prefix=" + symbolPrefix + ": expected a C identifier";
+  if (symbolPrefix != "tfm" && emitKind == EmitKind::Exe)
+    return "--symbol-prefix is for --emit=lib and --emit=obj: an "
+           "executable's runtime calls the tfm_ names";
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0, 1, 2 or 3";
@@ -439,7 +456,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       SmallString<128> header(output);
       llvm::sys::path::replace_extension(header, "h");
       if (failed(writeText(header, [&](raw_ostream &os) {
-            os << tfm::renderHeader(*signature, inputFile);
+            os << tfm::renderHeader(*signature, inputFile, symbolPrefix);
           })))
         return 1;
     }

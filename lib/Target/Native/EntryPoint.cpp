@@ -397,7 +397,7 @@ static LLVM::LLVMFuncOp buildTypedEntry(OpBuilder &b, StringRef name,
 /// for an entry of static shape, `int32_t tfm_run(ptr buffers)`, the same
 /// without sizes.
 static void buildRun(OpBuilder &b, LLVM::LLVMFuncOp typed,
-                     size_t numSymbols) {
+                     size_t numSymbols, StringRef prefix) {
   Location loc = typed.getLoc();
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
   Type i64 = b.getI64Type();
@@ -426,19 +426,20 @@ static void buildRun(OpBuilder &b, LLVM::LLVMFuncOp typed,
     auto call = LLVM::CallOp::create(body, loc, typed, args);
     LLVM::ReturnOp::create(body, loc, call.getResults());
   };
-  build("tfm_run_dims", /*withDims=*/true);
+  build((prefix + "_run_dims").str(), /*withDims=*/true);
   if (numSymbols == 0)
-    build("tfm_run", /*withDims=*/false);
+    build((prefix + "_run").str(), /*withDims=*/false);
 }
 
 /// Builds `const char tfm_signature[]`, the NUL-terminated signatureText.
 static void buildSignatureGlobal(OpBuilder &b, Location loc,
-                                 const EntrySignature &signature) {
+                                 const EntrySignature &signature,
+                                 StringRef prefix) {
   std::string text = signatureText(signature);
   text.push_back('\0');
   auto type = LLVM::LLVMArrayType::get(b.getI8Type(), text.size());
   LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                         LLVM::Linkage::External, "tfm_signature",
+                         LLVM::Linkage::External, (prefix + "_signature").str(),
                          b.getStringAttr(text));
 }
 
@@ -461,7 +462,8 @@ static LogicalResult checkCInterface(LLVM::LLVMFuncOp ciface,
          << type;
 }
 
-LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
+LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature,
+                             StringRef prefix) {
   std::string cifaceName = std::string("_mlir_ciface_") + kEntrySymbol;
   auto ciface = module.lookupSymbol<LLVM::LLVMFuncOp>(cifaceName);
   if (!ciface)
@@ -472,9 +474,15 @@ LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
               "lowered to the LLVM dialect";
   if (failed(checkCInterface(ciface, signature)))
     return failure();
-  std::string typedName = "tfm_" + signature.name;
-  for (StringRef name : {StringRef(typedName), StringRef("tfm_run"),
-                         StringRef("tfm_run_dims"), StringRef("tfm_signature")})
+  if (prefix.empty() || prefix != sanitizeName(prefix))
+    return module.emitError() << "the symbol prefix '" << prefix
+                              << "' is not a C identifier";
+  std::string typedName = (prefix + "_" + signature.name).str();
+  std::string runName = (prefix + "_run").str();
+  std::string runDimsName = (prefix + "_run_dims").str();
+  std::string signatureName = (prefix + "_signature").str();
+  for (StringRef name : {StringRef(typedName), StringRef(runName),
+                         StringRef(runDimsName), StringRef(signatureName)})
     if (Operation *clash = module.lookupSymbol(name))
       return clash->emitError()
              << "@" << name
@@ -484,8 +492,15 @@ LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature) {
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   LLVM::LLVMFuncOp typed =
       buildTypedEntry(b, typedName, ciface, signature, DataLayout(module));
-  buildRun(b, typed, signature.dimNames.size());
-  buildSignatureGlobal(b, ciface.getLoc(), signature);
+  buildRun(b, typed, signature.dimNames.size(), prefix);
+  buildSignatureGlobal(b, ciface.getLoc(), signature, prefix);
+  // The entry and its C interface are the typed function's to call: kept
+  // out of the binary's exports, two libraries of different prefixes link
+  // into one program.
+  for (StringRef name : {StringRef(cifaceName), StringRef(kEntrySymbol)})
+    if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+        func && !func.isExternal())
+      func.setLinkage(LLVM::Linkage::Internal);
   return success();
 }
 
@@ -502,8 +517,10 @@ static StringRef getCType(Type type) {
   return "int64_t";
 }
 
-std::string renderHeader(const EntrySignature &signature, StringRef source) {
-  std::string guard = "TFM_" + llvm::StringRef(signature.name).upper() + "_H";
+std::string renderHeader(const EntrySignature &signature, StringRef source,
+                         StringRef prefix) {
+  std::string guard =
+      (prefix.upper() + "_" + StringRef(signature.name).upper() + "_H");
   bool dynamic = !signature.dimNames.empty();
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -532,7 +549,7 @@ std::string renderHeader(const EntrySignature &signature, StringRef source) {
     describe(out, "output, written by the call");
   os << " *\n * Arrays are dense, in C (row-major) order. Returns 0 on "
         "success. */\n"
-     << "int tfm_" << signature.name << "(";
+     << "int " << prefix << "_" << signature.name << "(";
   bool first = true;
   for (const std::string &dim : signature.dimNames) {
     os << (first ? "" : ", ") << "int64_t " << dim;
@@ -552,14 +569,14 @@ std::string renderHeader(const EntrySignature &signature, StringRef source) {
   if (!dynamic)
     os << "/* The same, with buffers[] holding the inputs, then the outputs. "
           "*/\n"
-       << "int tfm_run(void **buffers);\n\n";
+       << "int " << prefix << "_run(void **buffers);\n\n";
   os << "/* The same, with dims[] holding "
      << (dynamic ? "the dynamic sizes, in the order above,"
                  : "the dynamic sizes (there are none: it may be NULL)")
      << " and buffers[] the inputs, then the outputs. */\n"
-     << "int tfm_run_dims(const int64_t *dims, void **buffers);\n\n"
+     << "int " << prefix << "_run_dims(const int64_t *dims, void **buffers);\n\n"
      << "/* The inputs and outputs, as text (see runtime/Signature.h). */\n"
-     << "extern const char tfm_signature[];\n\n"
+     << "extern const char " << prefix << "_signature[];\n\n"
      << "#ifdef __cplusplus\n}\n#endif\n\n#endif /* " << guard << " */\n";
   return text;
 }

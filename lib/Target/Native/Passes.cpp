@@ -56,7 +56,7 @@ struct TfmEmitCInterfacePass
 
   void runOnOperation() override {
     FailureOr<EntrySignature> signature = readEntrySignature(getOperation());
-    if (failed(signature) || failed(emitCInterface(getOperation(), *signature)))
+    if (failed(signature) || failed(emitCInterface(getOperation(), *signature, prefix)))
       signalPassFailure();
   }
 };

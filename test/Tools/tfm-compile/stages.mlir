@@ -32,8 +32,8 @@
 
 // The llvm stage has the C entry points (tfm-emit-c-interface).
 // LLVM-NOT: math.tanh
-// LLVM: llvm.func @__tfm_entry(
-// LLVM: llvm.func @_mlir_ciface___tfm_entry(
+// LLVM: llvm.func internal @__tfm_entry(
+// LLVM: llvm.func internal @_mlir_ciface___tfm_entry(
 // LLVM: llvm.func @tfm_main(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr) -> i32
 // LLVM: llvm.call @_mlir_ciface___tfm_entry(
 // LLVM: llvm.func @tfm_run(%{{.*}}: !llvm.ptr) -> i32

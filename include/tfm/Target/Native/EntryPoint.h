@@ -97,12 +97,17 @@ mlir::FailureOr<EntrySignature> readEntrySignature(mlir::ModuleOp module);
 /// it with buffers[0..n); and `const char tfm_signature[]`. Emits an error
 /// if the module lacks `_mlir_ciface___tfm_entry` or already defines one of
 /// these names.
+///
+/// With another `prefix`, the names are `<prefix>_<entry>`, `<prefix>_run`,
+/// ...; the entry and its C interface get internal linkage either way, so
+/// that binaries of different prefixes link into one program.
 mlir::LogicalResult emitCInterface(mlir::ModuleOp module,
-                                   const EntrySignature &signature);
+                                   const EntrySignature &signature,
+                                   llvm::StringRef prefix = "tfm");
 
 /// The C header that declares the entry points of a shared library.
 std::string renderHeader(const EntrySignature &signature,
-                         llvm::StringRef source);
+                         llvm::StringRef source, llvm::StringRef prefix = "tfm");
 
 } // namespace tfm
 } // namespace mlir

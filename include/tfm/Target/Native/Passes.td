@@ -54,27 +54,35 @@ def TfmEmitCInterface : Pass<"tfm-emit-c-interface", "::mlir::ModuleOp"> {
     signature that `tfm-prepare-entry` recorded as `tfm.entry_signature`,
     what the runtime and the C header of a compiled model rely on:
 
-    - `int32_t tfm_<entry>(ptr in0, ..., ptr out0, ...)`, which takes one
-      dense row-major buffer per input, then per output, puts a memref
-      descriptor for each on the stack (both pointers the buffer, offset 0,
-      the static sizes and row-major strides) and calls
-      `_mlir_ciface___tfm_entry`, the C interface that func-to-llvm
-      generates for the entry; it returns 0;
-    - `int32_t tfm_run(ptr buffers)`, which calls `tfm_<entry>` with
-      `buffers[0]`, `buffers[1]`, ...;
+    - `int32_t tfm_<entry>(i64 size0, ..., ptr in0, ..., ptr out0, ...)`,
+      which takes the entry's dynamic sizes (if any), then one dense
+      row-major buffer per input and per output, puts a memref descriptor
+      for each on the stack (both pointers the buffer, offset 0, the sizes
+      and row-major strides) and calls `_mlir_ciface___tfm_entry`, the C
+      interface that func-to-llvm generates for the entry; it returns 0;
+    - `int32_t tfm_run_dims(ptr dims, ptr buffers)`, which calls
+      `tfm_<entry>` with `dims[0]`, ..., then `buffers[0]`, ...; and for an
+      entry of static shape `int32_t tfm_run(ptr buffers)`;
     - `const char tfm_signature[]`, the signature as text (see
       `runtime/Signature.h`).
 
-    The signature stays on the module, for the driver's C header. A module
-    without the signature or without `_mlir_ciface___tfm_entry`, or one that
-    already defines one of these names, is an error. `tfm-compile` runs it
-    after the last stage of either pipeline, so that
+    `prefix` replaces `tfm` in these names. The entry and its C interface
+    get internal linkage, so that two binaries of different prefixes link
+    into one program. The signature stays on the module, for the driver's C
+    header. A module without the signature or without
+    `_mlir_ciface___tfm_entry`, or one that already defines one of these
+    names, is an error. `tfm-compile` runs it after the last stage of either
+    pipeline, so that
 
         tfm-opt graph.mlir --tfm-prepare-entry --tfm-cpu-pipeline \
             --tfm-emit-c-interface
 
     prints what `tfm-compile graph.mlir --emit=mlir` does.
   }];
+  let options = [
+    Option<"prefix", "prefix", "std::string", /*default=*/"\"tfm\"",
+           "The prefix of the C names (a C identifier)">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
