@@ -12,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
-#include "tfm/Codegen/CPU/Strategy.h"
 #include "tfm/Codegen/Common/TilingUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -7,7 +7,7 @@ module {
 
 // -----
 
-// A dynamic shape cannot be in a signature.
+// A dynamic shape needs the dims that say which sizes it has.
 // expected-error @+1 {{expected the entry signature that tfm-prepare-entry records as 'tfm.entry_signature'}}
 module attributes {tfm.entry_signature = {name = "main",
     inputs = [{name = "x", type = tensor<?x4xf32>}],
