@@ -22,8 +22,10 @@
 #include <chrono>
 #include <malloc.h>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -117,6 +119,27 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(elapsed).count();
 }
 
+/// Allocates output `index`, whose shape is known, zeroed. Its size in
+/// bytes is a product of sizes that the inputs gave: checked, so that it
+/// cannot wrap around into a small buffer the model then overruns.
+void allocateOutput(size_t index, const TensorSpec &spec, Array &array) {
+  std::string what =
+      "output " + std::to_string(index) + " (" + spec.name + ")";
+  uint64_t bytes = dtypeSize(spec.dtype);
+  for (int64_t dim : array.shape)
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes) ||
+        bytes > static_cast<uint64_t>(PTRDIFF_MAX))
+      fail(kBadInput, what + " of shape " + shapeToString(array.shape) +
+                          " has a size in bytes that does not fit in 63 bits");
+  try {
+    array.data.assign(bytes, 0);
+  } catch (const std::bad_alloc &) {
+    fail(1, "out of memory: cannot allocate " + std::to_string(bytes) +
+                " bytes for " + what + " of shape " +
+                shapeToString(array.shape));
+  }
+}
+
 } // namespace
 
 extern "C" const char *tfmGpuUnavailable() __attribute__((weak));
@@ -204,7 +227,7 @@ int main(int argc, char **argv) {
     for (int64_t &dim : array.shape)
       if (int64_t symbol = TensorSpec::getSymbol(dim); symbol >= 0)
         dim = dims[symbol];
-    array.data.assign(array.numElements() * dtypeSize(spec.dtype), 0);
+    allocateOutput(i, spec, array);
     buffers.push_back(array.data.data());
   }
 

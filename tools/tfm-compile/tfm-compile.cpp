@@ -342,6 +342,12 @@ std::string checkOptions() {
   if (symbolPrefix != "tfm" && emitKind == EmitKind::Exe)
     return "--symbol-prefix is for --emit=lib and --emit=obj: an "
            "executable's runtime calls the tfm_ names";
+  // The profiler's table is a fixed-name symbol that only an executable's
+  // --profile reads: in a library it would serve no caller and clash with
+  // another profiled library's.
+  if (profile && (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj))
+    return "--profile is for executables (--emit=exe): only their "
+           "--profile prints the kernels' times";
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0, 1, 2 or 3";

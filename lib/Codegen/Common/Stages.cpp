@@ -25,6 +25,7 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTfmFuseElementwise());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTfmSplatConstantsToFill());
   pm.addPass(createTfmAllocateFillInits());
   pm.addPass(createCSEPass());
 }

@@ -132,6 +132,69 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
   return success();
 }
 
+/// The size in bytes of a shaped type's static dimensions, or nothing when
+/// it does not fit in 63 bits (and so in no address space). Dynamic
+/// dimensions count as 1: their sizes are checked where they become known,
+/// when a binary reads its inputs.
+static std::optional<int64_t> getStaticByteSize(ShapedType type) {
+  Type element = type.getElementType();
+  if (!element.isIntOrIndexOrFloat())
+    return 0; // vectors of vectors and the like have no tensor bytes
+  uint64_t bits =
+      element.isIndex() ? 64 : std::max(8u, element.getIntOrFloatBitWidth());
+  llvm::APInt bytes(128, (bits + 7) / 8);
+  for (int64_t dim : type.getShape()) {
+    if (ShapedType::isDynamic(dim))
+      continue;
+    bool overflow = false;
+    bytes = bytes.umul_ov(llvm::APInt(128, dim), overflow);
+    if (overflow || bytes.getActiveBits() > 63)
+      return std::nullopt;
+  }
+  return bytes.getZExtValue();
+}
+
+/// Checks that every tensor and buffer in `module` has a size in bytes that
+/// 64-bit size arithmetic can hold: the lowering multiplies shapes into
+/// byte counts with no checks of its own.
+static LogicalResult checkTensorSizes(ModuleOp module) {
+  auto check = [](Type type, Location loc, auto describe) -> LogicalResult {
+    auto shaped = dyn_cast<ShapedType>(type);
+    if (!shaped || !shaped.hasRank() ||
+        !isa<TensorType, BaseMemRefType>(shaped) ||
+        getStaticByteSize(shaped))
+      return success();
+    InFlightDiagnostic diag = emitError(loc);
+    describe(diag);
+    return diag << " has type " << type
+                << ", whose size in bytes does not fit in 64 bits";
+  };
+  WalkResult result = module->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (failed(check(arg.getType(), arg.getLoc(),
+                           [&](InFlightDiagnostic &d) {
+                             d << "argument " << arg.getArgNumber()
+                               << " of ";
+                             if (auto symbol = dyn_cast<SymbolOpInterface>(op))
+                               d << "@" << symbol.getName();
+                             else
+                               d << "'" << op->getName() << "'";
+                           })))
+            return WalkResult::interrupt();
+    for (OpResult value : op->getResults())
+      if (failed(check(value.getType(), op->getLoc(),
+                       [&](InFlightDiagnostic &d) {
+                         d << "result " << value.getResultNumber() << " of '"
+                           << op->getName() << "'";
+                       })))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   EntrySignature signature;
   signature.name = sanitizeName(entry.getSymName());
@@ -144,6 +207,8 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
            << (signature.name == "signature" ? "signature text"
                                              : "packed entry point")
            << " of every tfm binary; rename the entry";
+  if (failed(checkTensorSizes(entry->getParentOfType<ModuleOp>())))
+    return failure();
   FunctionType type = entry.getFunctionType();
   for (auto [i, input] : llvm::enumerate(type.getInputs()))
     if (failed(addSpec(entry, "input", i, input,

@@ -94,30 +94,36 @@ public:
 private:
   LogicalResult addTensor(Location loc, StringRef path, StringRef name,
                           const llvm::json::Value &value, StringRef data) {
-    auto malformed = [&]() {
+    auto malformed = [&](StringRef why) {
       return emitError(loc) << "weights file '" << path
-                            << "' has a malformed entry for '" << name << "'";
+                            << "' has a malformed entry for '" << name
+                            << "': " << why;
     };
     const llvm::json::Object *entry = value.getAsObject();
     if (!entry)
-      return malformed();
+      return malformed("not a JSON object");
     std::optional<StringRef> dtype = entry->getString("dtype");
+    if (!dtype)
+      return malformed("'dtype' is missing or not a string");
     const llvm::json::Array *shape = entry->getArray("shape");
+    if (!shape)
+      return malformed("'shape' is missing or not an array");
     const llvm::json::Array *offsets = entry->getArray("data_offsets");
-    if (!dtype || !shape || !offsets || offsets->size() != 2)
-      return malformed();
+    if (!offsets || offsets->size() != 2)
+      return malformed("'data_offsets' is not an array of two offsets");
     StoredTensor tensor;
     tensor.dtype = dtype->str();
     for (const llvm::json::Value &dim : *shape) {
       std::optional<int64_t> size = dim.getAsInteger();
       if (!size || *size < 0)
-        return malformed();
+        return malformed("'shape' holds something other than a size");
       tensor.shape.push_back(*size);
     }
     std::optional<int64_t> begin = (*offsets)[0].getAsInteger();
     std::optional<int64_t> end = (*offsets)[1].getAsInteger();
-    if (!begin || !end || *begin < 0 || *end < *begin ||
-        static_cast<uint64_t>(*end) > data.size())
+    if (!begin || !end || *begin < 0 || *end < *begin)
+      return malformed("'data_offsets' are not two ascending offsets");
+    if (static_cast<uint64_t>(*end) > data.size())
       return emitError(loc) << "weights file '" << path << "': the data of '"
                             << name << "' lies outside the file (truncated?)";
     tensor.data = ArrayRef<char>(data.data() + *begin, *end - *begin);

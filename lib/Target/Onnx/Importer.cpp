@@ -745,6 +745,9 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
 LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
                                     ModuleOp module) {
   for (const onnx::TensorProto &initializer : graph.initializer()) {
+    if (constants.count(initializer.name()))
+      return emitError() << "initializer '" << initializer.name()
+                         << "' is listed twice";
     FailureOr<DenseElementsAttr> attr = convertTensor(initializer);
     if (failed(attr))
       return failure();
@@ -806,6 +809,17 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
 OwningOpRef<ModuleOp> Importer::importModel(const onnx::ModelProto &model,
                                             bool &unsupported) {
   unsupported = false;
+  // ir_version is the one field every ModelProto has: without it the bytes
+  // were empty or another protobuf message that happened to parse.
+  if (!model.has_ir_version()) {
+    emitError() << "the file is not an ONNX model: it has no ir_version "
+                   "(an empty file, or another protobuf message)";
+    return nullptr;
+  }
+  if (!model.has_graph()) {
+    emitError() << "the file is not an ONNX model: it has no graph";
+    return nullptr;
+  }
   int64_t opset = -1;
   for (const onnx::OperatorSetIdProto &entry : model.opset_import())
     if (entry.domain().empty() || entry.domain() == "ai.onnx")
@@ -818,10 +832,6 @@ OwningOpRef<ModuleOp> Importer::importModel(const onnx::ModelProto &model,
     else
       emitError() << "the model uses opset " << opset
                   << "; tfm imports opsets 13 to 17";
-    return nullptr;
-  }
-  if (!model.has_graph()) {
-    emitError() << "the model has no graph";
     return nullptr;
   }
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getLoc());

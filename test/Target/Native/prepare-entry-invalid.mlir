@@ -32,3 +32,26 @@ func.func @signature(%x: tensor<8xf32>) -> tensor<8xf32> {
 func.func @main(%x: tensor<?x8xf32> {tfm.dims = ["batch"]}) -> tensor<?x8xf32> {
   return %x : tensor<?x8xf32>
 }
+
+// -----
+
+// Every tensor's size in bytes must fit in 64 bits: the lowering multiplies
+// shapes into byte counts. An entry argument is named as such...
+
+// expected-error @+1 {{argument 0 of @main has type 'tensor<4294967296x4294967296xf32>', whose size in bytes does not fit in 64 bits}}
+func.func @main(%x: tensor<4294967296x4294967296xf32>) -> tensor<4294967296x4294967296xf32> {
+  %y = tfm.gelu %x : tensor<4294967296x4294967296xf32>
+  return %y : tensor<4294967296x4294967296xf32>
+}
+
+// -----
+
+// ... and a value inside the graph by its op, even where the dynamic sizes
+// are unknown (each counts as 1): 2 x 2^62 f32 elements are 2^65 bytes.
+
+func.func @main(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  %n = arith.constant 2305843009213693952 : index
+  // expected-error @+1 {{result 0 of 'tensor.empty' has type 'tensor<?x2x4611686018427387904xf32>', whose size in bytes does not fit in 64 bits}}
+  %e = tensor.empty(%n) : tensor<?x2x4611686018427387904xf32>
+  return %x : tensor<?x2xf32>
+}

@@ -13,6 +13,10 @@
 // BLOCK: error: --gpu-block-size=0: a block has 1 to 1024 threads
 // BLOCK2048: error: --gpu-block-size=2048: a block has 1 to 1024 threads
 
+// RUN: not tfm-compile %s --profile --emit=lib -o %t.so 2>&1 | FileCheck %s --check-prefix=PROFILE
+// RUN: not tfm-compile %s --profile --emit=obj -o %t.o 2>&1 | FileCheck %s --check-prefix=PROFILE
+// PROFILE: error: --profile is for executables (--emit=exe): only their --profile prints the kernels' times
+
 // An output in a directory that does not exist is refused up front, not
 // by the linker after the whole compile.
 // RUN: not tfm-compile %s -o %t.missing/dir/model 2>&1 | FileCheck %s --check-prefix=OUT

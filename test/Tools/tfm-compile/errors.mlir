@@ -61,3 +61,14 @@ func.func @weighted(%x: tensor<4xf32>, %w: tensor<4xf32> {tfm.weight = "w"}) -> 
 // RUN: printf '\004\000\000\000\000\000\000\000{x}]' > %t.json.safetensors
 // RUN: not tfm-compile %s --entry weighted --weights %t.json.safetensors 2>&1 | FileCheck %s --check-prefix=JSON
 // JSON: error: weights file '{{.*}}' has a malformed header
+
+// A malformed entry names the tensor and the field that is wrong.
+// RUN: %python -c "import json, struct, sys; h = json.dumps({'w': {'dtype': 'F32', 'shape': [2, -1], 'data_offsets': [0, 8]}}).encode(); sys.stdout.buffer.write(struct.pack('<Q', len(h)) + h + bytes(8))" > %t.shape.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.shape.safetensors 2>&1 | FileCheck %s --check-prefix=FIELD-SHAPE
+// FIELD-SHAPE: error: weights file '{{.*}}' has a malformed entry for 'w': 'shape' holds something other than a size
+// RUN: %python -c "import json, struct, sys; h = json.dumps({'w': {'dtype': 'F32', 'shape': [2], 'data_offsets': [8, 0]}}).encode(); sys.stdout.buffer.write(struct.pack('<Q', len(h)) + h + bytes(8))" > %t.offsets.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.offsets.safetensors 2>&1 | FileCheck %s --check-prefix=FIELD-OFFSETS
+// FIELD-OFFSETS: error: weights file '{{.*}}' has a malformed entry for 'w': 'data_offsets' are not two ascending offsets
+// RUN: %python -c "import json, struct, sys; h = json.dumps({'w': {'shape': [2], 'data_offsets': [0, 8]}}).encode(); sys.stdout.buffer.write(struct.pack('<Q', len(h)) + h + bytes(8))" > %t.dtype.safetensors
+// RUN: not tfm-compile %s --entry weighted --weights %t.dtype.safetensors 2>&1 | FileCheck %s --check-prefix=FIELD-DTYPE
+// FIELD-DTYPE: error: weights file '{{.*}}' has a malformed entry for 'w': 'dtype' is missing or not a string

@@ -75,6 +75,29 @@ def TfmAllocateFillInits : Pass<"tfm-allocate-fill-inits"> {
   let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
 }
 
+def TfmSplatConstantsToFill : Pass<"tfm-splat-constants-to-fill"> {
+  let summary = "Write large splat constants at run time instead of storing them";
+  let description = [{
+    Replaces every splat `arith.constant` of a tensor type larger than
+    `max-bytes` by a `linalg.fill` of a `tensor.empty`. Bufferization would
+    make such a constant a global, and the translation to LLVM IR spells a
+    global's value out element by element (unless it is zero): a returned
+    `dense<1.0> : tensor<100000x100000xf32>` asks for a 40 GB array in the
+    compiler and the binary. A fill costs one pass of writes where the
+    constant is used and nothing in the binary.
+
+    It runs in the lowering to linalg, before the fills get their own
+    buffers (tfm-allocate-fill-inits), so that a large splat that is
+    updated in place is copied from nowhere.
+  }];
+  let options = [
+    Option<"maxBytes", "max-bytes", "int64_t", /*default=*/"4096",
+           "Splat constants up to this size stay constants">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TfmDecomposeAggregates : Pass<"tfm-decompose-aggregates"> {
   let summary = "Replace aggregated ops by their decompositions";
   let description = [{
