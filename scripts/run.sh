@@ -9,7 +9,9 @@ work=${TFM_WORK_DIR:-$build/vit-example}
 python=/usr/bin/python3
 
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh" tfm-compile tfm_runtime
+# Every tool the README mentions, and both runtimes.
+"$root/scripts/build.sh" tfm-compile tfm-opt tfm-translate tfm_runtime \
+  tfm_gpu_runtime
 mkdir -p "$work"
 
 echo "== weights and a sample image: examples/make_weights.py"

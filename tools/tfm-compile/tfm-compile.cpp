@@ -53,6 +53,31 @@ namespace {
 enum class EmitKind { Exe, Lib, Obj, Mlir, LLVM, Ptx };
 
 cl::OptionCategory category("tfm-compile options");
+cl::OptionCategory debugCategory(
+    "Options for looking inside the compile (MLIR's; LLVM's and MLIR's "
+    "others are accepted but not listed)");
+
+/// The MLIR options that help a user see what the compile does; --help
+/// shows them next to tfm-compile's own, and hides the hundreds of LLVM
+/// options that libLLVM registers for every target.
+void showDebugOptions() {
+  static const char *const names[] = {
+      "mlir-timing",
+      "mlir-print-ir-after-all",
+      "mlir-print-ir-before-all",
+      "mlir-print-ir-after",
+      "mlir-print-ir-before",
+      "mlir-print-ir-after-failure",
+      "mlir-print-debuginfo",
+      "mlir-elide-elementsattrs-if-larger",
+      "mlir-pass-statistics",
+      "mlir-disable-threading",
+  };
+  auto &options = cl::getRegisteredOptions();
+  for (const char *name : names)
+    if (cl::Option *option = options.lookup(name))
+      option->addCategory(debugCategory);
+}
 
 cl::opt<std::string> inputFile(cl::Positional, cl::desc("<graph file>"),
                                cl::init("-"), cl::cat(category));
@@ -483,7 +508,8 @@ int main(int argc, char **argv) {
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerDefaultTimingManagerCLOptions();
-  cl::HideUnrelatedOptions({&category, &cl::getGeneralCategory()});
+  showDebugOptions();
+  cl::HideUnrelatedOptions({&category, &debugCategory});
   cl::ParseCommandLineOptions(argc, argv,
                               "tfm-compile: compile a tfm graph to native code\n");
 
