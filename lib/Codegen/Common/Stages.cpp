@@ -15,11 +15,14 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 void tfm::buildTfmToLinalgStage(OpPassManager &pm,
-                                std::unique_ptr<Pass> selectStrategy) {
+                                std::unique_ptr<Pass> selectStrategy,
+                                bool mapTileLoops) {
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createTfmFoldEmptyLoops());
   pm.addPass(std::move(selectStrategy));
-  pm.addPass(createTfmTileByConfig());
+  TfmTileByConfigOptions tiling;
+  tiling.mapTileLoops = mapTileLoops;
+  pm.addPass(createTfmTileByConfig(tiling));
   pm.addPass(createTfmDecomposeAggregates());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

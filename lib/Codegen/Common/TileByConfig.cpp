@@ -10,6 +10,7 @@
 #include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Codegen/Common/TilingUtils.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -132,6 +133,8 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
 namespace {
 struct TfmTileByConfigPass
     : tfm::impl::TfmTileByConfigBase<TfmTileByConfigPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<std::pair<TilingInterface, LoweringConfigAttr>> ops;
     WalkResult walk = getOperation()->walk([&](Operation *op) {
@@ -152,6 +155,25 @@ struct TfmTileByConfigPass
     for (auto [op, config] : ops)
       if (failed(tileByConfig(rewriter, op, config)))
         return signalPassFailure();
+    if (mapTileLoops)
+      markTileLoopsMapped();
+  }
+
+private:
+  /// Gives every outermost scf.forall without a mapping one GPU block
+  /// dimension per loop (linear dimensions: MapToGpu linearizes the grid).
+  void markTileLoopsMapped() {
+    MLIRContext *ctx = &getContext();
+    getOperation()->walk([&](scf::ForallOp forall) {
+      if (forall.getMapping() || forall->getParentOfType<scf::ForallOp>())
+        return;
+      SmallVector<Attribute> dims;
+      for (unsigned i = 0, e = forall.getRank(); i < e; ++i)
+        dims.push_back(gpu::GPUBlockMappingAttr::get(
+            ctx, static_cast<gpu::MappingId>(
+                     static_cast<unsigned>(gpu::MappingId::LinearDim0) + i)));
+      forall.setMappingAttr(ArrayAttr::get(ctx, dims));
+    });
   }
 };
 } // namespace

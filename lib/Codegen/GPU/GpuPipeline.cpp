@@ -159,7 +159,8 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) 
     strategy.qTileSize = config.attentionQTile;
   if (config.attentionKvTile > 0)
     strategy.kvTileSize = config.attentionKvTile;
-  buildTfmToLinalgStage(pm, createTfmGpuSelectStrategy(strategy));
+  buildTfmToLinalgStage(pm, createTfmGpuSelectStrategy(strategy),
+                        /*mapTileLoops=*/true);
   if (config.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationStage(pm);

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -26,9 +27,11 @@ LogicalResult decomposeAggregates(Operation *root);
 /// tfm and elementwise tensor code to linalg on tensors: lowered
 /// (convert-tfm-to-linalg), given a strategy by `selectStrategy` (a target's
 /// strategy selection pass), tiled as the strategy says, decomposed, and
-/// with elementwise producers fused.
+/// with elementwise producers fused. `mapTileLoops`: the tile loops are
+/// GPU blocks (tfm-tile-by-config's map-tile-loops).
 void buildTfmToLinalgStage(OpPassManager &pm,
-                           std::unique_ptr<Pass> selectStrategy);
+                           std::unique_ptr<Pass> selectStrategy,
+                           bool mapTileLoops = false);
 
 /// One-shot bufferization across function boundaries with identity layouts,
 /// results turned into caller-allocated out-parameters (static result

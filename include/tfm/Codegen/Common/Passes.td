@@ -35,10 +35,21 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
 
     An op whose config does not fit its iteration space, or that does not
     implement `TilingInterface`, is an error.
+
+    With `map-tile-loops` (the GPU pipeline), each level-0 `scf.forall`
+    is marked as mapped to GPU blocks (`#gpu.block<linear_dim_i>`), which
+    keeps the canonicalizer from folding a loop of one iteration (a batch
+    of 1 with one query tile) into its parent: the GPU mapping launches a
+    kernel per tile loop and needs the loop to find the block's buffers.
   }];
+  let options = [
+    Option<"mapTileLoops", "map-tile-loops", "bool", /*default=*/"false",
+           "Mark level-0 tile loops as mapped to GPU blocks">,
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",
     "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
   ];
