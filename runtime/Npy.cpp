@@ -142,14 +142,28 @@ static bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
 }
 
 /// Reads up to `count` more bytes of `file` into `bytes`; false if the
-/// stream fails before the end of the file.
+/// stream fails before the end of the file. Reads in chunks, so that what a
+/// header announces is never allocated beyond what the file holds.
 static bool readMore(std::ifstream &file, std::string &bytes, size_t count) {
-  size_t old = bytes.size();
-  bytes.resize(old + count);
-  file.read(&bytes[old], static_cast<std::streamsize>(count));
-  bytes.resize(old + static_cast<size_t>(file.gcount()));
-  return !file.bad();
+  constexpr size_t kChunk = size_t(64) << 20;
+  while (count > 0) {
+    size_t old = bytes.size(), step = std::min(count, kChunk);
+    bytes.resize(old + step);
+    file.read(&bytes[old], static_cast<std::streamsize>(step));
+    size_t got = static_cast<size_t>(file.gcount());
+    bytes.resize(old + got);
+    if (file.bad())
+      return false;
+    if (got < step)
+      break; // the end of the file
+    count -= step;
+  }
+  return true;
 }
+
+/// The longest header tfm reads. NumPy writes headers of a few dozen bytes
+/// (and refuses to read more than 10000 by default).
+constexpr size_t kMaxHeaderBytes = size_t(1) << 20;
 
 bool tfm::runtime::readNpy(const std::string &path, Array &array,
                            std::string &error) {
@@ -196,6 +210,20 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
   } else {
     error = "'" + path + "' has unsupported .npy version " +
             std::to_string(major);
+    return false;
+  }
+  // Checked before anything more is read or allocated.
+  if (headerLen > kMaxHeaderBytes) {
+    error = "'" + path + "' has a header of " + std::to_string(headerLen) +
+            " bytes; a .npy header is at most " +
+            std::to_string(kMaxHeaderBytes);
+    return false;
+  }
+  bool regular = S_ISREG(info.st_mode);
+  uint64_t fileSize = static_cast<uint64_t>(info.st_size);
+  if (regular && headerStart + headerLen > fileSize) {
+    error = "'" + path + "' is truncated in its header (it claims " +
+            std::to_string(headerLen) + " bytes)";
     return false;
   }
   if (headerStart + headerLen > bytes.size() &&
@@ -245,6 +273,15 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
       return false;
     }
     expected *= uint64_t(d);
+  }
+  if (regular && fileSize - dataStart != expected) {
+    bool longer = fileSize - dataStart > expected;
+    error = "'" + path + "' should hold " + std::to_string(expected) +
+            " bytes of data for shape " + shapeToString(array.shape) +
+            (longer ? ", found more"
+                    : ", found " + std::to_string(fileSize - dataStart) +
+                          " (truncated)");
+    return false;
   }
   // Read what the header announces, and one byte more to see whether the
   // file is longer.

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs what tfm needs to build and test, with apt-get, and nothing more.
 #
+#   scripts/setup.sh [--sanitizers]
+# --sanitizers adds clang's sanitizer and libFuzzer runtimes, for
+# scripts/sanitize.sh and scripts/fuzz.sh.
+#
 # Idempotent: when every package is present it only runs `dpkg-query` and
 # exits. Needs root (or sudo) on a machine that lacks a package.
 set -euo pipefail
@@ -18,6 +22,9 @@ packages=(
   # ONNX tests' models.
   python3 python3-numpy python3-torch python3-torchvision
 )
+if [[ ${1:-} == --sanitizers ]]; then
+  packages+=(libclang-rt-22-dev)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

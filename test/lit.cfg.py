@@ -30,6 +30,25 @@ llvm_config.add_tool_substitutions(["tfm-opt", "tfm-compile", "tfm-translate"],
                                    tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# %cc compiles the tests' C callers of compiled libraries; in a sanitizer
+# build (TFM_SANITIZERS) with the sanitizers the libraries were linked for,
+# and with the options scripts/sanitize.sh documents.
+cc = "clang-22"
+if config.tfm_sanitizers:
+    cc += " -fsanitize=" + config.tfm_sanitizers
+    config.available_features.add("sanitizers")
+    suppressions = os.path.join(config.tfm_src_root, "scripts",
+                                "sanitizer-suppressions")
+    config.environment["ASAN_OPTIONS"] = (
+        "allow_user_poisoning=0:detect_container_overflow=0:"
+        "detect_leaks=1:abort_on_error=0")
+    config.environment["LSAN_OPTIONS"] = (
+        "suppressions=%s/lsan.txt" % suppressions)
+    config.environment["UBSAN_OPTIONS"] = (
+        "print_stacktrace=1:halt_on_error=1:suppressions=%s/ubsan.txt"
+        % suppressions)
+config.substitutions.append(("%cc", cc))
+
 # Integration tests compare against NumPy references, with Debian's python3.
 config.python = "/usr/bin/python3"
 config.substitutions.append(("%python", config.python))

@@ -126,6 +126,9 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
   SmallVector<StringRef> args{clang, "-fuse-ld=lld", "-fopenmp=libomp"};
   if (kind == LinkKind::SharedLibrary)
     args.push_back("-shared");
+#ifdef TFM_LINK_SANITIZERS
+  args.push_back(TFM_LINK_SANITIZERS);
+#endif
   args.push_back(object);
   for (const std::string &archive : runtimeArchives)
     args.push_back(archive);
