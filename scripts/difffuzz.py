@@ -1,3 +1,4 @@
+#!/usr/bin/python3
 """Differential fuzzer: random tfm graphs, built three ways, against NumPy.
 
     scripts/difffuzz.py [--seconds S] [--seed N] [--compiler PATH]
