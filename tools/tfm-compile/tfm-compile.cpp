@@ -216,6 +216,15 @@ LogicalResult writeText(StringRef path, llvm::function_ref<void(raw_ostream &)>
     return failure();
   }
   write(out->os());
+  // A full disk or a device that refuses writes: an error, not LLVM's
+  // report_fatal_error when the stream is destroyed with the error unseen.
+  out->os().flush();
+  if (std::error_code ec = out->os().error()) {
+    out->os().clear_error();
+    llvm::errs() << "error: cannot write '" << path << "': " << ec.message()
+                 << "\n";
+    return failure();
+  }
   out->keep();
   return success();
 }
@@ -476,8 +485,24 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       return fail(error);
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
                                           : tfm::LinkKind::SharedLibrary;
-    if (failed(tfm::linkBinary(kind, object, archives, output, error)))
+    // Linked into a temporary file, then copied: a failed write (a full
+    // disk, a device) is tfm-compile's error to report, not the linker's
+    // crash, and leaves no half-written binary at `output`.
+    SmallString<128> linked;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tfm", "bin", linked))
+      return fail("cannot create a temporary file: " + ec.message());
+    llvm::FileRemover removeLinked(linked);
+    if (failed(tfm::linkBinary(kind, object, archives, linked, error)))
       return fail(error);
+    if (std::error_code ec = llvm::sys::fs::copy_file(linked, output))
+      return fail("cannot write '" + output + "': " + ec.message());
+    if (output != "-" && llvm::sys::fs::is_regular_file(output))
+      if (std::error_code ec = llvm::sys::fs::setPermissions(
+              output, llvm::sys::fs::all_read | llvm::sys::fs::all_exe |
+                          llvm::sys::fs::owner_write))
+        return fail("cannot make '" + output + "' executable: " +
+                    ec.message());
     if (emitKind == EmitKind::Lib) {
       // tfm-emit-c-interface leaves the signature on the module.
       FailureOr<tfm::EntrySignature> signature =

@@ -97,6 +97,12 @@ LogicalResult emitObjectFile(llvm::Module &module,
     return failure();
   }
   pm.run(module);
+  out.os().flush();
+  if (std::error_code ec = out.os().error()) {
+    out.os().clear_error();
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
   out.keep();
   return success();
 }

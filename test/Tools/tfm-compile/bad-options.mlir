@@ -22,6 +22,18 @@
 // RUN: not tfm-compile %s -o %t.missing/dir/model 2>&1 | FileCheck %s --check-prefix=OUT
 // OUT: error: cannot write '{{.*}}.missing/dir/model': '{{.*}}.missing/dir' is not a directory
 
+// An output that cannot be written (a full disk) is an error of
+// tfm-compile's, exit code 1, for every kind of output, never LLVM's or the
+// linker's crash.
+// RUN: not tfm-compile %s --emit=exe -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not tfm-compile %s --emit=lib -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not tfm-compile %s --emit=obj -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not tfm-compile %s --emit=mlir -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// RUN: not tfm-compile %s --emit=llvm -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL-NOT: LLVM ERROR
+// FULL: error: cannot write '/dev/full': No space left on device
+// FULL-NOT: LLVM ERROR
+
 func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = arith.addf %x, %x : tensor<4xf32>
   return %y : tensor<4xf32>
