@@ -75,12 +75,14 @@ for door in "${doors[@]}"; do
   seed "$door" "$work/seeds"
   echo "== $door: ${seconds}s"
   # libFuzzer exits non-zero on the first crash, leak or timeout.
+  fuzzer_status=0
   "$build/bin/tfm-$door-fuzzer" \
     -max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 \
     -print_final_stats=1 -artifact_prefix="$work/crashes/" "$@" \
-    "$work/corpus" "$work/seeds" 2>&1 | tee "$work/last.log" |
-    grep -E '^(#[0-9]+ +(INITED|DONE)|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|Done )' || true
-  if [[ ${PIPESTATUS[0]} -ne 0 ]]; then
+    "$work/corpus" "$work/seeds" >"$work/last.log" 2>&1 || fuzzer_status=$?
+  grep -E '^(#[0-9]+ +(INITED|DONE)|==[0-9]+==ERROR|SUMMARY|stat::number_of_executed_units|Done )' \
+    "$work/last.log" || true
+  if [[ $fuzzer_status -ne 0 ]]; then
     echo "== $door: a crash; the input is in $work/crashes, the log in $work/last.log"
     status=1
   fi

@@ -7,6 +7,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -34,6 +35,7 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
 }
 
 void tfm::buildOneShotBufferization(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createTfmCopyRepeatedResults());
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.functionBoundaryTypeConversion =

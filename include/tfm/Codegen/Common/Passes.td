@@ -109,6 +109,21 @@ def TfmSplatConstantsToFill : Pass<"tfm-splat-constants-to-fill"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TfmCopyRepeatedResults : Pass<"tfm-copy-repeated-results",
+                                   "::mlir::func::FuncOp"> {
+  let summary = "Give each result of a function a tensor of its own";
+  let description = [{
+    A function that returns one value twice (`return %y, %y`, often what
+    CSE makes of two equal computations) returns, in the second place and
+    after, a copy (`bufferization.alloc_tensor() copy(%y)`). Each result
+    becomes a caller's out-parameter after bufferization
+    (buffer-results-to-out-params), which cannot give one allocation to two
+    out-parameters (upstream crashes on it). Runs right before
+    bufferization.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def TfmDecomposeAggregates : Pass<"tfm-decompose-aggregates"> {
   let summary = "Replace aggregated ops by their decompositions";
   let description = [{
