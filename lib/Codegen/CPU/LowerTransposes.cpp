@@ -102,15 +102,69 @@ struct TransposeBlockLowering : OpRewritePattern<vector::TransposeOp> {
   }
 };
 
+/// vector.transpose of a vector.broadcast that keeps the order of the
+/// broadcast's source dimensions (the <8x8x1> operand of a register tile,
+/// one element of a column per row, that the lowering of a transposing
+/// transfer_read writes as broadcast and transpose) is one broadcast of the
+/// source with its dimensions in place: no shuffles. (Lowered as an 8x8
+/// block instead, every row of the tile came out equal on AVX-512, where
+/// register tiles have 8 rows.)
+struct TransposeOfBroadcast : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto broadcast = op.getVector().getDefiningOp<vector::BroadcastOp>();
+    if (!broadcast)
+      return rewriter.notifyMatchFailure(op, "not a transposed broadcast");
+    auto sourceType = dyn_cast<VectorType>(broadcast.getSourceType());
+    VectorType wide = broadcast.getResultVectorType();
+    if (!sourceType || sourceType.isScalable() || wide.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed vector broadcast");
+    int64_t added = wide.getRank() - sourceType.getRank();
+    ArrayRef<int64_t> perm = op.getPermutation();
+    // The source, reshaped to the result's rank: 1 where the result
+    // broadcasts, the source's size where it keeps a dimension.
+    SmallVector<int64_t> shape;
+    int64_t lastKept = -1;
+    for (int64_t dim : perm) {
+      bool kept = dim >= added &&
+                  sourceType.getDimSize(dim - added) == wide.getDimSize(dim);
+      if (!kept || wide.getDimSize(dim) == 1) {
+        shape.push_back(1);
+        continue;
+      }
+      if (dim < lastKept)
+        return rewriter.notifyMatchFailure(op, "reorders source dimensions");
+      lastKept = dim;
+      shape.push_back(wide.getDimSize(dim));
+    }
+    Location loc = op.getLoc();
+    Value source = vector::ShapeCastOp::create(
+        rewriter, loc, VectorType::get(shape, sourceType.getElementType()),
+        broadcast.getSource());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(
+        op, op.getResultVectorType(), source);
+    return success();
+  }
+};
+
 struct TfmCpuLowerTransposesPass
     : tfm::impl::TfmCpuLowerTransposesBase<TfmCpuLowerTransposesPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    RewritePatternSet patterns(&getContext());
-    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
-    patterns.add<TransposeBlockLowering>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    // First the transfers' permutations become transposes and broadcasts,
+    // and transposes of broadcasts fold; only the transposes left are
+    // blocks of data to shuffle.
+    RewritePatternSet permutations(&getContext());
+    vector::populateVectorTransferPermutationMapLoweringPatterns(permutations);
+    permutations.add<TransposeOfBroadcast>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(permutations))))
+      return signalPassFailure();
+    RewritePatternSet blocks(&getContext());
+    blocks.add<TransposeBlockLowering>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(blocks))))
       signalPassFailure();
   }
 };

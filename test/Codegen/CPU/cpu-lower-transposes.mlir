@@ -61,3 +61,25 @@ func.func @others(%a: vector<8x5xf32>, %b: vector<8x8xf64>) -> (vector<5x8xf32>,
   %u = vector.transpose %b, [1, 0] : vector<8x8xf64> to vector<8x8xf64>
   return %t, %u : vector<5x8xf32>, vector<8x8xf64>
 }
+
+// -----
+
+// A register tile's left operand, one element of a column per row read
+// with a broadcast along the columns, is a broadcast of the column: no
+// shuffles (as an 8x8 block, every row of the tile came out equal on
+// AVX-512, whose register tiles have 8 rows).
+
+// CHECK-LABEL: func.func @column_broadcast
+//       CHECK:   %[[COL:.*]] = vector.transfer_read {{.*}} : memref<8x1xf32, strided<[8, 1], offset: ?>>, vector<8x1xf32>
+//       CHECK:   %[[CAST:.*]] = vector.shape_cast %[[COL]] : vector<8x1xf32> to vector<8x1x1xf32>
+//       CHECK:   %[[TILE:.*]] = vector.broadcast %[[CAST]] : vector<8x1x1xf32> to vector<8x8x1xf32>
+//   CHECK-NOT:   vector.shuffle
+//   CHECK-NOT:   vector.transpose
+//       CHECK:   return %[[TILE]]
+#column = affine_map<(d0, d1) -> (d0, 0, d1)>
+func.func @column_broadcast(%m: memref<8x1xf32, strided<[8, 1], offset: ?>>) -> vector<8x8x1xf32> {
+  %c0 = arith.constant 0 : index
+  %pad = ub.poison : f32
+  %v = vector.transfer_read %m[%c0, %c0], %pad {in_bounds = [true, true, true], permutation_map = #column} : memref<8x1xf32, strided<[8, 1], offset: ?>>, vector<8x8x1xf32>
+  return %v : vector<8x8x1xf32>
+}
