@@ -14,6 +14,14 @@ input, compiles the model into DIR/MODEL, runs it and prints
 where E = max|out - ref| / max|ref| over each output, ref being PyTorch's
 float32 output. It exits with 1 when E > T or a shape differs, and with 2
 when exporting, compiling or running fails.
+
+    onnxcheck.py MODEL --sizes 1x1 3x5 2x37 --compiler ... --work DIR
+
+exports MODEL with dynamic axes instead (DYNAMIC below: batch and sequence
+as dim_params "batch" and "seq"), compiles it once, and runs the one
+executable at each BxS against PyTorch at that size, printing
+
+    b=B s=S: max relative error E (tolerance T)
 """
 
 import argparse
@@ -197,6 +205,35 @@ def randn(*shape):
     return torch.randn(*shape)
 
 
+def padding_mask(b, s):
+    """A bool padding mask [B, S] (True: padding) keeping 1 to S tokens per
+    row."""
+    keep = torch.randint(1, s + 1, (b,))
+    return torch.arange(s).unsqueeze(0) >= keep.unsqueeze(1)
+
+
+# Models exported with dynamic axes: name: (module factory, inputs of batch
+# b and sequence s, each input's dynamic axes). Outputs are "y" (and "z").
+BATCH_SEQ = {0: "batch", 1: "seq"}
+DYNAMIC = {
+    "encoder": (lambda: nn.TransformerEncoderLayer(
+        D_MODEL, HEADS, FFN, batch_first=True),
+        lambda b, s: (randn(b, s, D_MODEL),), [BATCH_SEQ]),
+    "decoder": (Decoder,
+                lambda b, s: (randn(b, s, D_MODEL), randn(b, s + 3, D_MODEL)),
+                [BATCH_SEQ, {0: "batch", 1: "memory"}]),
+    "padding-masks": (PaddingMasks,
+                      lambda b, s: (randn(b, s, D_MODEL), padding_mask(b, s),
+                                    randn(s, s)),
+                      [BATCH_SEQ, BATCH_SEQ, {0: "seq", 1: "seq"}]),
+    "token-encoder": (TokenEncoder,
+                      lambda b, s: (torch.randint(0, 50, (b, s)),),
+                      [BATCH_SEQ]),
+    # The image size is fixed by the position embedding: the batch varies.
+    "vit": (vit, lambda b, s: (randn(b, 3, 32, 32),), [{0: "batch"}]),
+}
+
+
 # name: (module factory, input factory)
 MODELS = {
     "mha": (SelfAttention, lambda: (randn(BATCH, SEQ, D_MODEL),)),
@@ -250,6 +287,58 @@ def export(name, work, opset):
     return path, files, [t.detach().numpy() for t in outputs]
 
 
+def export_dynamic(name, work, opset, sizes):
+    """Writes WORK/NAME.onnx with dynamic axes and, for each (b, s) of
+    SIZES, its inputs; returns the path and [(b, s, input files, PyTorch's
+    outputs)]."""
+    torch.manual_seed(0)
+    make_module, make_inputs, axes = DYNAMIC[name]
+    module = make_module().eval()
+    os.makedirs(work, exist_ok=True)
+    path = os.path.join(work, name + ".onnx")
+    example = make_inputs(2, 8)
+    names = list(inspect.signature(module.forward).parameters)[:len(example)]
+    with torch.no_grad():
+        outputs = module(*example)
+    count = 1 if isinstance(outputs, torch.Tensor) else len(outputs)
+    output_names = ["y", "z"][:count]
+    dynamic_axes = dict(zip(names, axes))
+    for output in output_names:
+        dynamic_axes[output] = axes[0]
+    # With gradients enabled, as in export().
+    torch.onnx.export(module, example, path, opset_version=opset,
+                      input_names=names, output_names=output_names,
+                      dynamic_axes=dynamic_axes)
+    runs = []
+    for b, s in sizes:
+        inputs = make_inputs(b, s)
+        outputs = module(*inputs)
+        if isinstance(outputs, torch.Tensor):
+            outputs = (outputs,)
+        files = runner.save_arrays(
+            work, [(f"in{i}", t.numpy()) for i, t in enumerate(inputs)],
+            prefix=f"{name}.{b}x{s}.")
+        runs.append((b, s, files, [t.detach().numpy() for t in outputs]))
+    return path, runs
+
+
+def main_dynamic(args):
+    sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes]
+    path, runs = export_dynamic(args.model, args.work, args.opset, sizes)
+    exe = os.path.join(args.work, args.model)
+    ok = True
+    with runner.exit_on_failure():
+        runner.compile_graph(args.compiler, path, exe, args.flag)
+        for b, s, inputs, expected in runs:
+            outs = [os.path.join(args.work, f"{args.model}.{b}x{s}.out{i}.npy")
+                    for i in range(len(expected))]
+            runner.run_model(exe, inputs, outs)
+            for out, ref in zip(outs, expected):
+                ok &= compare.check(np.load(out), ref, args.tolerance,
+                                    label=f"b={b} s={s}")
+    return 0 if ok else 1
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -261,7 +350,14 @@ def main():
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--export-only", action="store_true")
+    parser.add_argument("--sizes", nargs="+", metavar="BxS",
+                        help="export with dynamic axes and run at each size")
     args = parser.parse_args()
+    if args.sizes:
+        if args.model not in DYNAMIC:
+            parser.error(f"no dynamic export of {args.model}; one of "
+                         f"{', '.join(sorted(DYNAMIC))}")
+        return main_dynamic(args)
 
     path, inputs, expected = export(args.model, args.work, args.opset)
     if args.export_only:

@@ -85,6 +85,9 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits) {
   pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSCFToControlFlowPass());
+  // The model's own checks (the ONNX importer's bounds of symbolic sizes)
+  // print their message.
+  pm.addPass(createTfmLowerAsserts());
   pm.addPass(createTfmApproximateMath());
   pm.addPass(createTfmExpandShapeToReinterpretCast());
   pm.addPass(memref::createExpandStridedMetadataPass());

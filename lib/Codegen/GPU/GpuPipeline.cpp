@@ -101,6 +101,9 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineOptions &config) 
   pm.addNestedPass<gpu::GPUModuleOp>(createTfmApproximateMath());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // The model's own checks (the ONNX importer's bounds of symbolic sizes)
+  // print their message.
+  pm.addPass(createTfmLowerAsserts());
   pm.addPass(createTfmExpandShapeToReinterpretCast());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

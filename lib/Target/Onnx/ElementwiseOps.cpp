@@ -10,7 +10,9 @@
 #include "Importer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
 
@@ -33,26 +35,45 @@ struct Elementwise {
   int resultOperand = 0;
   /// The operand that must be bool, if any (Where's condition).
   int conditionOperand = -1;
+  /// How to evaluate it on symbolic sizes, when it can be: nullopt where
+  /// the result depends on the symbols' values.
+  std::function<std::optional<SymbolicSize>(ArrayRef<SymbolicSize>)>
+      evaluateSymbolic;
 };
 
 } // namespace
 
-/// The shape all `types` broadcast to, or failure with an error.
-static FailureOr<SmallVector<int64_t>>
-broadcastAll(Importer &importer, ArrayRef<RankedTensorType> types) {
-  SmallVector<int64_t> shape(types.front().getShape());
-  for (RankedTensorType type : types.drop_front()) {
-    std::optional<SmallVector<int64_t>> joined =
-        broadcastShapes(shape, type.getShape());
-    if (!joined) {
+/// The shape `shapes` broadcast to, or failure with an error. A symbolic
+/// size broadcasts with 1 and with itself only: that it equals another
+/// size cannot be told at import time.
+static FailureOr<SymbolicShape>
+broadcastAll(Importer &importer, ArrayRef<SymbolicShape> shapes) {
+  size_t rank = 0;
+  for (const SymbolicShape &shape : shapes)
+    rank = std::max(rank, shape.size());
+  SymbolicShape result(rank, SymbolicSize(1));
+  for (const SymbolicShape &shape : shapes) {
+    for (size_t k = 0; k < shape.size(); ++k) {
+      SymbolicSize &joined = result[rank - shape.size() + k];
+      const SymbolicSize &size = shape[k];
+      if (size == SymbolicSize(1) || size == joined)
+        continue;
+      if (joined == SymbolicSize(1)) {
+        joined = size;
+        continue;
+      }
       InFlightDiagnostic diag = importer.emitError()
                                 << "operand shapes do not broadcast: ";
-      llvm::interleaveComma(types, diag);
+      llvm::interleaveComma(shapes, diag, [&](const SymbolicShape &s) {
+        diag << importer.str(s);
+      });
+      if (!joined.isConstant() || !size.isConstant())
+        diag << " (tfm cannot tell that " << importer.str(joined) << " and "
+             << importer.str(size) << " are equal)";
       return failure();
     }
-    shape = *joined;
   }
-  return shape;
+  return result;
 }
 
 /// Evaluates `op` on literal operands.
@@ -82,15 +103,19 @@ static LogicalResult importElementwise(Importer &importer,
            << node.op_type() << " expects " << arity << " inputs, found "
            << Importer::numInputs(node);
   SmallVector<RankedTensorType> types;
+  SmallVector<SymbolicShape> shapes;
   for (int i = 0; i < arity; ++i) {
     FailureOr<RankedTensorType> type = importer.getType(node, i);
-    if (failed(type))
+    FailureOr<SymbolicShape> shape = importer.getShape(node, i);
+    if (failed(type) || failed(shape))
       return failure();
     types.push_back(*type);
+    shapes.push_back(*shape);
   }
-  FailureOr<SmallVector<int64_t>> shape = broadcastAll(importer, types);
+  FailureOr<SymbolicShape> shape = broadcastAll(importer, shapes);
   if (failed(shape))
     return failure();
+  SmallVector<int64_t> staticShape = getStaticShape(*shape);
   Type elementType = types[op.resultOperand].getElementType();
   if (op.sameTypes)
     for (RankedTensorType type : types)
@@ -106,19 +131,71 @@ static LogicalResult importElementwise(Importer &importer,
     return importer.emitError()
            << node.op_type() << "'s condition must be bool, found "
            << types[op.conditionOperand];
-  if (llvm::any_of(*shape, [](int64_t d) { return d == 0; }) &&
+  if (llvm::is_contained(*shape, SymbolicSize(0)) &&
       !importer.allLiterals(node))
     return importer.emitError() << "empty tensors are not supported";
 
+  bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
   int64_t count = 1;
-  for (int64_t dim : *shape)
+  for (int64_t dim : staticShape)
     count *= dim;
-  if (importer.allLiterals(node) && count <= kMaxLiteralElements) {
+  if (importer.allLiterals(node) && isStatic && count <= kMaxLiteralElements) {
     SmallVector<Literal> literals;
     for (int i = 0; i < arity; ++i)
       literals.push_back(*importer.getLiteral(node, i));
     return importer.setLiteral(node, 0,
-                               evaluate(op, literals, *shape, resultType));
+                               evaluate(op, literals, staticShape, resultType));
+  }
+
+  // Arithmetic on computed shapes: each element a symbolic size.
+  bool anySymbolic = false;
+  for (int i = 0; i < arity; ++i)
+    anySymbolic |= importer.isSymbolic(node, i);
+  if (anySymbolic && isStatic && staticShape.size() <= 1 &&
+      !isa<FloatType>(resultType)) {
+    SmallVector<SymbolicLiteral> operands;
+    for (int i = 0; i < arity; ++i) {
+      std::optional<SymbolicLiteral> operand = importer.getSymbolic(node, i);
+      if (!operand)
+        break;
+      operands.push_back(*operand);
+    }
+    if (op.evaluateSymbolic && static_cast<int>(operands.size()) == arity) {
+      SymbolicLiteral result{staticShape, resultType, {}};
+      SmallVector<SymbolicSize> args(arity);
+      for (int64_t k = 0; k < count; ++k) {
+        for (auto [a, operand] : llvm::enumerate(operands))
+          args[a] = operand.elements[broadcastIndex(staticShape, k,
+                                                    operand.shape)];
+        std::optional<SymbolicSize> value = op.evaluateSymbolic(args);
+        if (!value)
+          return importer.emitError()
+                 << node.op_type() << " of sizes depends on the values of "
+                 << "dynamic dimensions ("
+                 << importer.str(ArrayRef<SymbolicSize>(args)) << ")";
+        result.elements.push_back(*value);
+      }
+      return importer.setSymbolic(node, 0, result);
+    }
+  }
+
+  // x * 1 and x / 1 are x, bit for bit: exporters write them (baddbmm's
+  // beta of a mask), and left in they hide the value from the fusion
+  // passes when it is computed at run time.
+  if ((node.op_type() == "Mul" || node.op_type() == "Div") &&
+      isa<FloatType>(elementType)) {
+    for (int one = node.op_type() == "Mul" ? 0 : 1; one < 2; ++one) {
+      DenseElementsAttr attr = importer.getConstant(node, one);
+      int other = 1 - one;
+      if (!attr || !attr.isSplat() ||
+          attr.getSplatValue<APFloat>().convertToDouble() != 1.0 ||
+          ArrayRef<SymbolicSize>(shapes[other]) != ArrayRef(*shape))
+        continue;
+      FailureOr<Value> value = importer.getValue(node, other);
+      if (failed(value))
+        return failure();
+      return importer.setValue(node, 0, *value);
+    }
   }
 
   bool isFloat = isa<FloatType>(elementType);
@@ -128,10 +205,22 @@ static LogicalResult importElementwise(Importer &importer,
                                 << " for " << node.op_type();
   SmallVector<Value> operands;
   for (int i = 0; i < arity; ++i) {
-    auto fullType = RankedTensorType::get(*shape, types[i].getElementType());
     DenseElementsAttr attr = importer.getConstant(node, i);
     if (attr && attr.isSplat()) {
-      operands.push_back(importer.constant(attr.resizeSplat(fullType)));
+      Type operandElement = types[i].getElementType();
+      if (isStatic)
+        operands.push_back(importer.constant(attr.resizeSplat(
+            RankedTensorType::get(staticShape, operandElement))));
+      else
+        operands.push_back(importer.splat(
+            *shape, operandElement,
+            isa<FloatType>(operandElement)
+                ? attr.getSplatValue<APFloat>().convertToDouble()
+                : operandElement.isInteger(1)
+                      ? static_cast<double>(
+                            attr.getSplatValue<APInt>().getZExtValue())
+                      : static_cast<double>(
+                            attr.getSplatValue<APInt>().getSExtValue())));
       continue;
     }
     FailureOr<Value> value = importer.getValue(node, i);
@@ -139,7 +228,9 @@ static LogicalResult importElementwise(Importer &importer,
       return failure();
     operands.push_back(importer.broadcastTo(*value, *shape));
   }
-  return importer.setValue(node, 0, emit(importer.builder(), operands));
+  return importer.setValue(
+      node, 0,
+      importer.withShape(emit(importer.builder(), operands), *shape));
 }
 
 template <typename FloatOp, typename IntOp>
@@ -183,15 +274,24 @@ static Elementwise unary(std::function<double(double)> evaluate) {
   return op;
 }
 
-/// A splat of `like`'s type holding `value`.
+/// A tensor of `like`'s type holding `value` everywhere: a splat constant,
+/// or a linalg.fill of `like`'s sizes when they are dynamic.
 static Value splatLike(ImplicitLocOpBuilder &b, Value like, double value) {
   auto type = cast<RankedTensorType>(like.getType());
   Type elementType = type.getElementType();
-  Attribute element =
+  TypedAttr element =
       isa<FloatType>(elementType)
-          ? Attribute(b.getFloatAttr(elementType, value))
-          : Attribute(b.getIntegerAttr(elementType, int64_t(value)));
-  return arith::ConstantOp::create(b, DenseElementsAttr::get(type, element));
+          ? TypedAttr(b.getFloatAttr(elementType, value))
+          : TypedAttr(b.getIntegerAttr(elementType, int64_t(value)));
+  if (type.hasStaticShape())
+    return arith::ConstantOp::create(b, DenseElementsAttr::get(type, element));
+  SmallVector<Value> sizes;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+    if (type.isDynamicDim(i))
+      sizes.push_back(tensor::DimOp::create(b, like, i));
+  Value init = tensor::EmptyOp::create(b, type.getShape(), elementType, sizes);
+  Value scalar = arith::ConstantOp::create(b, element);
+  return linalg::FillOp::create(b, scalar, init)->getResult(0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -242,10 +342,18 @@ static LogicalResult importCast(Importer &importer,
     }
     return importer.setLiteral(node, 0, result);
   }
+  if (std::optional<SymbolicLiteral> symbolic = importer.getSymbolic(node, 0);
+      symbolic && isa<IntegerType>(to) && !to.isInteger(1)) {
+    symbolic->elementType = to;
+    return importer.setSymbolic(node, 0, *symbolic);
+  }
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
-  return importer.setValue(node, 0, emitCast(importer.builder(), *value, to));
+  return importer.setValue(
+      node, 0,
+      importer.withShape(emitCast(importer.builder(), *value, to),
+                         importer.shapeOf(*value)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -257,6 +365,8 @@ static LogicalResult importIdentity(Importer &importer,
                                     const onnx::NodeProto &node) {
   if (DenseElementsAttr attr = importer.getConstant(node, 0))
     return importer.setConstant(node, 0, attr);
+  if (importer.isSymbolic(node, 0))
+    return importer.setSymbolic(node, 0, *importer.getSymbolic(node, 0));
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -269,22 +379,31 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
       return importElementwise(importer, node, op, arity);
     };
   };
-  add("Add", binary<arith::AddFOp, arith::AddIOp>([](double a, double b) {
-        return a + b;
-      }),
-      2);
-  add("Sub", binary<arith::SubFOp, arith::SubIOp>([](double a, double b) {
-        return a - b;
-      }),
-      2);
-  add("Mul", binary<arith::MulFOp, arith::MulIOp>([](double a, double b) {
-        return a * b;
-      }),
-      2);
-  add("Div", binary<arith::DivFOp, arith::DivSIOp>([](double a, double b) {
-        return b == 0 ? 0.0 : a / b;
-      }),
-      2);
+  using Sizes = ArrayRef<SymbolicSize>;
+  Elementwise addOp = binary<arith::AddFOp, arith::AddIOp>(
+      [](double a, double b) { return a + b; });
+  addOp.evaluateSymbolic = [](Sizes x) { return x[0] + x[1]; };
+  add("Add", addOp, 2);
+  Elementwise subOp = binary<arith::SubFOp, arith::SubIOp>(
+      [](double a, double b) { return a - b; });
+  subOp.evaluateSymbolic = [](Sizes x) { return x[0] - x[1]; };
+  add("Sub", subOp, 2);
+  Elementwise mulOp = binary<arith::MulFOp, arith::MulIOp>(
+      [](double a, double b) { return a * b; });
+  mulOp.evaluateSymbolic = [](Sizes x) { return x[0] * x[1]; };
+  add("Mul", mulOp, 2);
+  Elementwise divOp = binary<arith::DivFOp, arith::DivSIOp>(
+      [](double a, double b) { return b == 0 ? 0.0 : a / b; });
+  // Integer division of sizes: exact, or of constants.
+  divOp.evaluateSymbolic = [](Sizes x) -> std::optional<SymbolicSize> {
+    std::optional<int64_t> a = x[0].getConstant(), b = x[1].getConstant();
+    if (a && b)
+      return *b == 0 ? SymbolicSize(0) : SymbolicSize(*a / *b);
+    if (b && *b == 0)
+      return std::nullopt;
+    return x[0].divideExactly(x[1]);
+  };
+  add("Div", divOp, 2);
   Elementwise pow = binary<math::PowFOp, void>(
       [](double a, double b) { return std::pow(a, b); });
   pow.sameTypes = false;
@@ -296,14 +415,47 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
     return math::PowFOp::create(b, x[0], exponent);
   };
   add("Pow", pow, 2);
-  add("Equal",
+  // Sizes are never negative: a size equals a negative constant (Reshape's
+  // -1 in exported `Where(Equal(shape, -1), ...)`) for no value of the
+  // symbols.
+  auto knownSign = [](const SymbolicSize &d) -> std::optional<int> {
+    if (std::optional<int64_t> c = d.getConstant())
+      return *c < 0 ? -1 : *c > 0 ? 1 : 0;
+    return std::nullopt;
+  };
+  auto compareSizes = [knownSign](const SymbolicSize &a,
+                                  const SymbolicSize &b) -> std::optional<int> {
+    if (std::optional<int> sign = knownSign(a - b))
+      return sign;
+    std::optional<int64_t> x = a.getConstant(), y = b.getConstant();
+    if (y && *y < 0)
+      return 1;
+    if (x && *x < 0)
+      return -1;
+    return std::nullopt;
+  };
+  Elementwise equalOp =
       compare(arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq,
-              [](double a, double b) { return a == b; }),
-      2);
-  add("Less",
+              [](double a, double b) { return a == b; });
+  equalOp.evaluateSymbolic =
+      [compareSizes](Sizes x) -> std::optional<SymbolicSize> {
+    std::optional<int> order = compareSizes(x[0], x[1]);
+    if (!order)
+      return std::nullopt;
+    return SymbolicSize(*order == 0 ? 1 : 0);
+  };
+  add("Equal", equalOp, 2);
+  Elementwise lessOp =
       compare(arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt,
-              [](double a, double b) { return a < b; }),
-      2);
+              [](double a, double b) { return a < b; });
+  lessOp.evaluateSymbolic =
+      [compareSizes](Sizes x) -> std::optional<SymbolicSize> {
+    std::optional<int> order = compareSizes(x[0], x[1]);
+    if (!order)
+      return std::nullopt;
+    return SymbolicSize(*order < 0 ? 1 : 0);
+  };
+  add("Less", lessOp, 2);
   add("Greater",
       compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt,
               [](double a, double b) { return a > b; }),
@@ -322,6 +474,12 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
   where.resultOperand = 1;
   where.conditionOperand = 0;
   where.evaluate = [](ArrayRef<double> x) { return x[0] != 0 ? x[1] : x[2]; };
+  where.evaluateSymbolic = [](Sizes x) -> std::optional<SymbolicSize> {
+    std::optional<int64_t> condition = x[0].getConstant();
+    if (!condition)
+      return std::nullopt;
+    return *condition ? x[1] : x[2];
+  };
   where.emitFloat =
       where.emitInt = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
     return arith::SelectOp::create(b, x[0], x[1], x[2]);

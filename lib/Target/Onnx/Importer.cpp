@@ -15,6 +15,7 @@
 #include "tfm/Target/Onnx/OnnxImport.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -113,6 +114,20 @@ Literal Literal::fromAttr(DenseElementsAttr attr) {
     literal.ints.push_back(isBool ? value.getZExtValue()
                                   : value.getSExtValue());
   return literal;
+}
+
+Literal SymbolicLiteral::toLiteral() const {
+  Literal literal = Literal::empty(shape, elementType);
+  for (const SymbolicSize &element : elements)
+    literal.ints.push_back(*element.getConstant());
+  return literal;
+}
+
+SymbolicLiteral SymbolicLiteral::fromLiteral(const Literal &literal) {
+  SymbolicLiteral result{literal.shape, literal.elementType, {}};
+  for (int64_t i = 0, e = literal.size(); i < e; ++i)
+    result.elements.push_back(literal.getInt(i));
+  return result;
 }
 
 SmallVector<int64_t> onnx_import::getStrides(ArrayRef<int64_t> shape) {
@@ -235,16 +250,111 @@ FailureOr<RankedTensorType> Importer::getType(const onnx::NodeProto &node,
   if (hasInput(node, i)) {
     if (DenseElementsAttr attr = constants.lookup(node.input(i)))
       return cast<RankedTensorType>(attr.getType());
+    auto symbolic = symbolics.find(node.input(i));
+    if (symbolic != symbolics.end())
+      return RankedTensorType::get(symbolic->second.shape,
+                                   symbolic->second.elementType);
     if (Value value = values.lookup(node.input(i)))
       return cast<RankedTensorType>(value.getType());
   }
   return missingInput(*this, node, i);
 }
 
+FailureOr<SymbolicShape> Importer::getShape(const onnx::NodeProto &node,
+                                            int i) {
+  if (hasInput(node, i) && !symbolics.count(node.input(i)))
+    if (Value value = values.lookup(node.input(i)))
+      return shapeOf(value);
+  FailureOr<RankedTensorType> type = getType(node, i);
+  if (failed(type))
+    return failure();
+  return getSymbolicShape(type->getShape());
+}
+
+std::optional<SymbolicLiteral>
+Importer::getSymbolic(const onnx::NodeProto &node, int i) {
+  if (!hasInput(node, i))
+    return std::nullopt;
+  auto symbolic = symbolics.find(node.input(i));
+  if (symbolic != symbolics.end())
+    return symbolic->second;
+  std::optional<Literal> literal = getLiteral(node, i);
+  if (!literal || literal->isFloat() || literal->shape.size() > 1)
+    return std::nullopt;
+  return SymbolicLiteral::fromLiteral(*literal);
+}
+
+FailureOr<SymbolicShape> Importer::getSizes(const onnx::NodeProto &node,
+                                            int i, StringRef what) {
+  if (!isSymbolic(node, i)) {
+    FailureOr<SmallVector<int64_t>> ints = getInts(node, i, what);
+    if (failed(ints))
+      return failure();
+    return getSymbolicShape(*ints);
+  }
+  return symbolics.find(node.input(i))->second.elements;
+}
+
+LogicalResult Importer::setSymbolic(const onnx::NodeProto &node, int i,
+                                    const SymbolicLiteral &literal) {
+  if (literal.isConstant())
+    return setLiteral(node, i, literal.toLiteral());
+  if (i >= node.output_size())
+    return emitError() << node.op_type() << " has no output " << i;
+  if (node.output(i).empty())
+    return success();
+  if (values.count(node.output(i)) || constants.count(node.output(i)) ||
+      symbolics.count(node.output(i)))
+    return emitError() << "'" << node.output(i) << "' is defined twice";
+  symbolics[node.output(i)] = literal;
+  return success();
+}
+
+SymbolicShape Importer::shapeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto it = shapes.find(value);
+  if (it != shapes.end())
+    return it->second;
+  // Only values of static shape, or the graph's own ops on recorded ones,
+  // reach here; a dynamic dimension nobody recorded is a fresh size that
+  // equals no other.
+  SymbolicShape shape = getSymbolicShape(type.getShape());
+  for (auto [i, dim] : llvm::enumerate(type.getShape()))
+    if (ShapedType::isDynamic(dim))
+      shape[i] = SymbolicSize::symbol(~0u - i);
+  return shape;
+}
+
+Value Importer::withShape(Value value, ArrayRef<SymbolicSize> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (!type.hasStaticShape())
+    shapes[value] = SymbolicShape(shape);
+  return value;
+}
+
+std::string Importer::str(ArrayRef<SymbolicSize> shape) {
+  std::string text = "[";
+  for (auto [i, size] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + str(size);
+  return text + "]";
+}
+
 FailureOr<Value> Importer::getValue(const onnx::NodeProto &node, int i) {
   if (hasInput(node, i)) {
     if (Value value = values.lookup(node.input(i)))
       return value;
+    auto symbolic = symbolics.find(node.input(i));
+    if (symbolic != symbolics.end()) {
+      // A computed shape used as data: its elements as a tensor.
+      const SymbolicLiteral &literal = symbolic->second;
+      SmallVector<Value> elements;
+      for (const SymbolicSize &size : literal.elements)
+        elements.push_back(arith::IndexCastOp::create(
+            b, literal.elementType, materialize(size)));
+      return Value(tensor::FromElementsOp::create(
+          b, RankedTensorType::get(literal.shape, literal.elementType),
+          elements));
+    }
     if (DenseElementsAttr attr = constants.lookup(node.input(i))) {
       // Materialize once, at the top of the function, so that every later
       // use is dominated.
@@ -309,10 +419,12 @@ LogicalResult Importer::setValue(const onnx::NodeProto &node, int i,
   if (node.output(i).empty())
     return success();
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape())
+  if (!type || (!type.hasStaticShape() && !shapes.count(value)))
     return emitError() << "internal error: output '" << node.output(i)
-                       << "' has type " << value.getType();
-  if (values.count(node.output(i)) || constants.count(node.output(i)))
+                       << "' has type " << value.getType()
+                       << " and no recorded shape";
+  if (values.count(node.output(i)) || constants.count(node.output(i)) ||
+      symbolics.count(node.output(i)))
     return emitError() << "'" << node.output(i) << "' is defined twice";
   values[node.output(i)] = value;
   return success();
@@ -490,108 +602,217 @@ Value Importer::empty(RankedTensorType type) {
   return tensor::EmptyOp::create(b, type.getShape(), type.getElementType());
 }
 
-Value Importer::broadcastTo(Value value, ArrayRef<int64_t> shape) {
+Value Importer::materialize(const SymbolicSize &size) {
+  if (std::optional<int64_t> constant = size.getConstant())
+    return arith::ConstantIndexOp::create(b, *constant);
+  Value sum;
+  size.forEachTerm([&](int64_t coefficient, ArrayRef<unsigned> symbols) {
+    Value term;
+    for (unsigned id : symbols) {
+      auto [source, dim] = symbolSources[id];
+      Value factor = tensor::DimOp::create(b, source, dim);
+      term = term ? arith::MulIOp::create(b, term, factor) : factor;
+    }
+    if (!term)
+      term = arith::ConstantIndexOp::create(b, coefficient);
+    else if (coefficient != 1)
+      term = arith::MulIOp::create(
+          b, term, arith::ConstantIndexOp::create(b, coefficient));
+    sum = sum ? arith::AddIOp::create(b, sum, term) : term;
+  });
+  return sum;
+}
+
+void Importer::assertAtMost(const SymbolicSize &size,
+                            const SymbolicSize &bound, const Twine &message) {
+  if (std::optional<int64_t> difference = (bound - size).getConstant();
+      difference && *difference >= 0)
+    return;
+  std::string text;
+  if (currentNode)
+    text += "node '" + currentNode->name() + "' (" + currentNode->op_type() +
+            "): ";
+  text += message.str();
+  Value within = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
+                                       materialize(size), materialize(bound));
+  cf::AssertOp::create(b, within, text);
+}
+
+SmallVector<OpFoldResult>
+Importer::getMixedSizes(ArrayRef<SymbolicSize> sizes) {
+  return llvm::map_to_vector(sizes, [&](const SymbolicSize &size) {
+    if (std::optional<int64_t> constant = size.getConstant())
+      return OpFoldResult(b.getIndexAttr(*constant));
+    return OpFoldResult(materialize(size));
+  });
+}
+
+Value Importer::empty(ArrayRef<SymbolicSize> shape, Type elementType) {
+  return withShape(
+      tensor::EmptyOp::create(b, getMixedSizes(shape), elementType), shape);
+}
+
+Value Importer::splat(ArrayRef<SymbolicSize> shape, Type elementType,
+                      double value) {
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
+  auto type = RankedTensorType::get(staticShape, elementType);
+  if (type.hasStaticShape())
+    return splat(type, value);
+  TypedAttr scalar =
+      isa<FloatType>(elementType)
+          ? TypedAttr(b.getFloatAttr(elementType, value))
+          : TypedAttr(b.getIntegerAttr(elementType, static_cast<int64_t>(value)));
+  Value element = arith::ConstantOp::create(b, scalar);
+  return withShape(
+      linalg::FillOp::create(b, element, empty(shape, elementType))
+          ->getResult(0),
+      shape);
+}
+
+Value Importer::broadcastTo(Value value, ArrayRef<SymbolicSize> shape) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
+  SymbolicShape from = shapeOf(value);
+  if (ArrayRef<SymbolicSize>(from) == shape)
     return value;
   if (type.getElementType().isInteger(1)) {
     // The CPU pipeline miscompiles linalg.broadcast of i1 tensors: broadcast
     // bytes and compare them with 0 instead.
-    Value bytes = arith::ExtUIOp::create(b, type.clone(b.getI8Type()), value);
+    Value bytes = withShape(
+        arith::ExtUIOp::create(b, type.clone(b.getI8Type()), value), from);
     Value wide = broadcastTo(bytes, shape);
-    auto wideType = cast<RankedTensorType>(wide.getType());
-    return arith::CmpIOp::create(b, arith::CmpIPredicate::ne, wide,
-                                 splat(wideType, 0));
+    return withShape(arith::CmpIOp::create(b, arith::CmpIPredicate::ne, wide,
+                                           splat(shape, b.getI8Type(), 0)),
+                     shape);
   }
   // Keep the dimensions of `value` that are not broadcast; the others are
   // collapsed away and then added back by linalg.broadcast.
   int64_t offset = static_cast<int64_t>(shape.size()) - type.getRank();
-  SmallVector<int64_t> kept, added;
+  SymbolicShape kept;
+  SmallVector<int64_t> added;
   for (int64_t i = 0, e = shape.size(); i < e; ++i) {
     int64_t j = i - offset;
-    if (j >= 0 && type.getDimSize(j) == shape[i])
+    if (j >= 0 && from[j] == shape[i])
       kept.push_back(shape[i]);
     else
       added.push_back(i);
   }
   Value source = value;
-  if (static_cast<int64_t>(kept.size()) != type.getRank()) {
-    // Unit dimensions of the source group with their kept neighbours.
-    std::optional<SmallVector<ReassociationIndices>> groups =
-        getReassociationIndicesForCollapse(type.getShape(), kept);
-    SmallVector<ReassociationIndices> reassociation;
-    if (groups)
-      reassociation = *groups;
-    source = tensor::CollapseShapeOp::create(
-        b, RankedTensorType::get(kept, type.getElementType()), value,
-        reassociation);
-  }
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
+  if (static_cast<int64_t>(kept.size()) != type.getRank())
+    source = reshape(value, kept);
   if (added.empty())
     return source;
-  return linalg::BroadcastOp::create(b, source, empty(resultType), added)
-      ->getResult(0);
+  return withShape(linalg::BroadcastOp::create(
+                       b, source, empty(shape, type.getElementType()), added)
+                       ->getResult(0),
+                   shape);
 }
 
-Value Importer::reshape(Value value, ArrayRef<int64_t> shape) {
+/// Whether `a` divides `b` with a quotient other than 1.
+static bool dividesProperly(const SymbolicSize &a, const SymbolicSize &b) {
+  std::optional<SymbolicSize> quotient = b.divideExactly(a);
+  return quotient && *quotient != SymbolicSize(1);
+}
+
+Value Importer::reshape(Value value, ArrayRef<SymbolicSize> shape) {
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getShape() == shape)
+  SymbolicShape from = shapeOf(value);
+  if (ArrayRef<SymbolicSize>(from) == shape)
     return value;
-  auto resultType = RankedTensorType::get(shape, type.getElementType());
-  if (type.getRank() > static_cast<int64_t>(shape.size())) {
-    if (auto groups =
-            getReassociationIndicesForCollapse(type.getShape(), shape))
-      return tensor::CollapseShapeOp::create(b, resultType, value, *groups);
-  } else if (type.getRank() < static_cast<int64_t>(shape.size())) {
-    if (auto groups =
-            getReassociationIndicesForCollapse(shape, type.getShape()))
-      return tensor::ExpandShapeOp::create(b, resultType, value, *groups);
-  }
+  auto resultType =
+      RankedTensorType::get(getStaticShape(shape), type.getElementType());
+  auto isOne = [](const SymbolicSize &size) { return size == SymbolicSize(1); };
+  // To and from rank 0: every dimension of the other side is 1.
+  if (shape.empty() && llvm::all_of(from, isOne))
+    return tensor::CollapseShapeOp::create(b, resultType, value,
+                                           ArrayRef<ReassociationIndices>{});
+  if (from.empty() && llvm::all_of(shape, isOne))
+    return tensor::ExpandShapeOp::create(b, resultType, value,
+                                         ArrayRef<ReassociationIndices>{});
   // Split both shapes into groups of equal products: collapse each source
   // group to one dimension, then expand it to its target group. Unit
-  // dimensions left at the end of one shape join the last group.
-  ArrayRef<int64_t> from = type.getShape();
-  SmallVector<int64_t> middle;
+  // dimensions join the group before them (or the first group). Products
+  // grow on the side that the other divides; constants compare by value.
+  SymbolicShape middle;
   SmallVector<ReassociationIndices> collapse, expand;
   size_t i = 0, j = 0;
+  bool grouped = true;
   while (i < from.size() && j < shape.size()) {
     ReassociationIndices sourceGroup{static_cast<int64_t>(i)},
         targetGroup{static_cast<int64_t>(j)};
-    int64_t sourceProduct = from[i++], targetProduct = shape[j++];
+    SymbolicSize sourceProduct = from[i++], targetProduct = shape[j++];
     while (sourceProduct != targetProduct) {
-      if (sourceProduct < targetProduct && i < from.size()) {
-        sourceProduct *= from[i];
+      std::optional<int64_t> x = sourceProduct.getConstant(),
+                             y = targetProduct.getConstant();
+      bool growSource = x && y ? *x < *y
+                               : dividesProperly(sourceProduct, targetProduct);
+      bool growTarget = x && y ? *y < *x
+                               : dividesProperly(targetProduct, sourceProduct);
+      if (growSource && i < from.size()) {
+        sourceProduct = sourceProduct * from[i];
         sourceGroup.push_back(i++);
-      } else if (targetProduct < sourceProduct && j < shape.size()) {
-        targetProduct *= shape[j];
+      } else if (growTarget && j < shape.size()) {
+        targetProduct = targetProduct * shape[j];
         targetGroup.push_back(j++);
       } else {
         break;
       }
     }
+    if (sourceProduct != targetProduct)
+      grouped = false;
+    // Trailing unit dimensions stay in this group.
+    while (i < from.size() && isOne(from[i]) &&
+           !(j < shape.size() && isOne(shape[j])))
+      sourceGroup.push_back(i++);
+    while (j < shape.size() && isOne(shape[j]) &&
+           !(i < from.size() && isOne(from[i])))
+      targetGroup.push_back(j++);
     middle.push_back(sourceProduct);
     collapse.push_back(sourceGroup);
     expand.push_back(targetGroup);
   }
-  if (collapse.empty())
-    return tensor::ReshapeOp::create(
-        b, resultType, value,
-        constant(DenseElementsAttr::get(
-            RankedTensorType::get({static_cast<int64_t>(shape.size())},
-                                  b.getI64Type()),
-            shape)));
-  for (; i < from.size(); ++i)
-    collapse.back().push_back(i);
-  for (; j < shape.size(); ++j)
-    expand.back().push_back(j);
+  for (; i < from.size(); ++i) {
+    grouped &= isOne(from[i]);
+    if (!collapse.empty())
+      collapse.back().push_back(i);
+  }
+  for (; j < shape.size(); ++j) {
+    grouped &= isOne(shape[j]);
+    if (!expand.empty())
+      expand.back().push_back(j);
+  }
+  if (collapse.empty() || !grouped) {
+    // Shapes without matching groups (or a rank-0 side): a generic reshape
+    // by a shape tensor.
+    SmallVector<Value> dims;
+    for (const SymbolicSize &size : shape)
+      dims.push_back(arith::IndexCastOp::create(b, b.getI64Type(),
+                                                materialize(size)));
+    Value shapeTensor = tensor::FromElementsOp::create(
+        b, RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                 b.getI64Type()),
+        dims);
+    if (resultType.hasStaticShape())
+      shapeTensor = constant(DenseElementsAttr::get(
+          RankedTensorType::get({static_cast<int64_t>(shape.size())},
+                                b.getI64Type()),
+          ArrayRef<int64_t>(getStaticShape(shape))));
+    return withShape(
+        tensor::ReshapeOp::create(b, resultType, value, shapeTensor), shape);
+  }
   Value collapsed = value;
   if (middle.size() != from.size())
-    collapsed = tensor::CollapseShapeOp::create(
-        b, RankedTensorType::get(middle, type.getElementType()), value,
-        collapse);
+    collapsed = withShape(
+        tensor::CollapseShapeOp::create(
+            b,
+            RankedTensorType::get(getStaticShape(middle),
+                                  type.getElementType()),
+            value, collapse),
+        middle);
   if (middle.size() == shape.size())
-    return collapsed;
-  return tensor::ExpandShapeOp::create(b, resultType, collapsed, expand);
+    return withShape(collapsed, shape);
+  return withShape(tensor::ExpandShapeOp::create(b, resultType, collapsed,
+                                                 expand, getMixedSizes(shape)),
+                   shape);
 }
 
 //===----------------------------------------------------------------------===//
@@ -599,7 +820,8 @@ Value Importer::reshape(Value value, ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 FailureOr<RankedTensorType>
-Importer::convertValueInfo(const onnx::ValueInfoProto &info) {
+Importer::convertValueInfo(const onnx::ValueInfoProto &info,
+                           SymbolicShape &shape) {
   if (!info.type().has_tensor_type())
     return emitError() << "'" << info.name()
                        << "' is not a tensor; tfm imports tensors only";
@@ -611,21 +833,34 @@ Importer::convertValueInfo(const onnx::ValueInfoProto &info) {
                        << tensorType.elem_type();
   if (!tensorType.has_shape())
     return emitError() << "'" << info.name() << "' has no shape";
-  SmallVector<int64_t> shape;
+  SmallVector<int64_t> staticShape;
   for (const onnx::TensorShapeProto::Dimension &dim :
        tensorType.shape().dim()) {
-    if (!dim.has_dim_value())
-      return emitError() << "dimension " << shape.size() << " of '"
-                         << info.name() << "' is dynamic ('" << dim.dim_param()
-                         << "'); the ONNX importer reads static shapes only: "
-                            "export without dynamic_axes (graphs in tfm IR may "
-                            "have dynamic sizes)";
-    shape.push_back(dim.dim_value());
+    if (dim.has_dim_value()) {
+      shape.push_back(dim.dim_value());
+      staticShape.push_back(dim.dim_value());
+      continue;
+    }
+    // A symbolic dimension: the same dim_param in two inputs is the same
+    // size; one without a name is its own.
+    std::string name = dim.dim_param();
+    if (name.empty())
+      name = info.name() + "_dim" + std::to_string(shape.size());
+    auto *known = llvm::find(symbolNames, name);
+    unsigned id = known - symbolNames.begin();
+    if (known == symbolNames.end()) {
+      symbolNames.push_back(name);
+      symbolSources.push_back({Value(), static_cast<int64_t>(shape.size())});
+    }
+    shape.push_back(SymbolicSize::symbol(id));
+    staticShape.push_back(ShapedType::kDynamic);
   }
-  if (failed(countElements(shape)))
+  SmallVector<int64_t> known(llvm::make_filter_range(
+      staticShape, [](int64_t d) { return !ShapedType::isDynamic(d); }));
+  if (failed(countElements(known)))
     return emitError() << "'" << info.name()
                        << "' has a negative or too large shape";
-  return RankedTensorType::get(shape, elementType);
+  return RankedTensorType::get(staticShape, elementType);
 }
 
 /// A name usable in the executable's messages and C header.
@@ -735,7 +970,8 @@ LogicalResult Importer::importNode(const onnx::NodeProto &node) {
     return failure();
   for (int i = 0, e = node.output_size(); i < e; ++i) {
     const std::string &output = node.output(i);
-    if (!output.empty() && !values.count(output) && !constants.count(output))
+    if (!output.empty() && !values.count(output) && !constants.count(output) &&
+        !symbolics.count(output))
       return emitError() << "unsupported output " << i << " ('" << output
                          << "')";
   }
@@ -756,14 +992,21 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<SymbolicShape> argShapes;
   for (const onnx::ValueInfoProto &input : graph.input()) {
     if (constants.count(input.name()))
       continue; // an initializer listed as an input (old exporters)
-    FailureOr<RankedTensorType> type = convertValueInfo(input);
+    unsigned firstNewSymbol = symbolNames.size();
+    SymbolicShape shape;
+    FailureOr<RankedTensorType> type = convertValueInfo(input, shape);
     if (failed(type))
       return failure();
     argTypes.push_back(*type);
     argNames.push_back(input.name());
+    argShapes.push_back(shape);
+    // The symbols this input introduces are read from it.
+    for (unsigned id = firstNewSymbol; id < symbolNames.size(); ++id)
+      symbolArgs.push_back(argTypes.size() - 1);
   }
 
   b.setInsertionPointToEnd(module.getBody());
@@ -772,9 +1015,25 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
   for (auto [i, name] : llvm::enumerate(argNames)) {
     if (values.count(name))
       return emitError() << "graph input '" << name << "' is listed twice";
-    values[name] = body->getArgument(i);
+    Value argument = body->getArgument(i);
+    values[name] = argument;
+    withShape(argument, argShapes[i]);
     func.setArgAttr(i, "tfm.name", b.getStringAttr(sanitizeName(name)));
+    // Dynamic dimensions keep their dim_param names in the entry's
+    // signature and messages.
+    if (!cast<RankedTensorType>(argTypes[i]).hasStaticShape()) {
+      SmallVector<StringRef> dims;
+      for (const SymbolicSize &size : argShapes[i]) {
+        std::optional<std::vector<unsigned>> symbols = size.getMonomial();
+        dims.push_back(symbols && symbols->size() == 1
+                           ? StringRef(symbolNames[symbols->front()])
+                           : StringRef());
+      }
+      func.setArgAttr(i, "tfm.dims", b.getStrArrayAttr(dims));
+    }
   }
+  for (auto [id, arg] : llvm::enumerate(symbolArgs))
+    symbolSources[id].first = body->getArgument(arg);
   b.setInsertionPointToEnd(body);
 
   if (failed(checkSupported(graph)))
@@ -856,7 +1115,8 @@ OwningOpRef<ModuleOp> mlir::tfm::importOnnx(StringRef bytes,
                                             MLIRContext *context,
                                             StringRef filename,
                                             OnnxImportError *error) {
-  context->loadDialect<arith::ArithDialect, func::FuncDialect,
+  context->loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                       func::FuncDialect,
                        linalg::LinalgDialect, math::MathDialect,
                        tensor::TensorDialect, TfmDialect>();
   auto fail = [&](OnnxImportError kind) {
@@ -894,6 +1154,7 @@ bool mlir::tfm::looksLikeOnnx(StringRef bytes) {
 }
 
 void mlir::tfm::registerOnnxImportDialects(DialectRegistry &registry) {
-  registry.insert<arith::ArithDialect, func::FuncDialect, linalg::LinalgDialect,
+  registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, linalg::LinalgDialect,
                   math::MathDialect, tensor::TensorDialect, TfmDialect>();
 }

@@ -5,12 +5,16 @@
 // inputs, either as SSA values or, when they are known at import time, as
 // `Literal`s, and defines its outputs. Handlers fold ops whose inputs are
 // all literals, so that the shape subgraphs of exported models become
-// constants.
+// constants; with dynamic axes those subgraphs compute on the symbolic
+// sizes of SymbolicSize.h instead (`SymbolicLiteral`s), and every value of
+// dynamic shape has its shape as symbolic sizes (`shapeOf`).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TFM_LIB_TARGET_ONNX_IMPORTER_H
 #define TFM_LIB_TARGET_ONNX_IMPORTER_H
+
+#include "SymbolicSize.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -59,6 +63,23 @@ struct Literal {
   }
   DenseElementsAttr toAttr() const;
   static Literal fromAttr(DenseElementsAttr attr);
+};
+
+/// A rank-0 or rank-1 integer tensor known at import time up to the graph's
+/// symbolic dimensions: what Shape gives for a tensor of dynamic shape, and
+/// the arithmetic, gathers and concatenations of exported shape subgraphs
+/// on it.
+struct SymbolicLiteral {
+  SmallVector<int64_t> shape;
+  Type elementType;
+  SymbolicShape elements;
+
+  bool isConstant() const {
+    return llvm::all_of(elements,
+                        [](const SymbolicSize &e) { return e.isConstant(); });
+  }
+  Literal toLiteral() const;
+  static SymbolicLiteral fromLiteral(const Literal &literal);
 };
 
 /// Strides of a row-major `shape`.
@@ -123,6 +144,35 @@ public:
   /// Whether every present input of `node` is known at import time.
   bool allLiterals(const onnx::NodeProto &node);
 
+  /// The shape of input `i`, its dynamic dimensions as symbolic sizes.
+  FailureOr<SymbolicShape> getShape(const onnx::NodeProto &node, int i);
+  /// Input `i` as an integer tensor of rank 0 or 1 known up to symbolic
+  /// sizes (an integer literal included), or nullopt.
+  std::optional<SymbolicLiteral> getSymbolic(const onnx::NodeProto &node,
+                                             int i);
+  /// Whether input `i` holds symbolic sizes (not just a literal).
+  bool isSymbolic(const onnx::NodeProto &node, int i) {
+    return hasInput(node, i) && symbolics.count(node.input(i));
+  }
+  /// Like getInts, for inputs that may hold symbolic sizes (a shape
+  /// computed from a dynamic tensor's Shape).
+  FailureOr<SymbolicShape> getSizes(const onnx::NodeProto &node, int i,
+                                    StringRef what);
+  /// Defines output `i` as `literal`, a plain literal when every element is
+  /// a constant.
+  LogicalResult setSymbolic(const onnx::NodeProto &node, int i,
+                            const SymbolicLiteral &literal);
+
+  /// The symbolic shape of `value`, created by the importer: from its type
+  /// when static, else as recorded with `withShape`.
+  SymbolicShape shapeOf(Value value);
+  /// Records `shape` as the shape of `value` (whose type has the static
+  /// sizes of `shape`) and returns `value`.
+  Value withShape(Value value, ArrayRef<SymbolicSize> shape);
+  /// `size` printed with the graph's dimension names.
+  std::string str(const SymbolicSize &size) { return size.str(symbolNames); }
+  std::string str(ArrayRef<SymbolicSize> shape);
+
   /// Defines output `i` of the current node.
   LogicalResult setValue(const onnx::NodeProto &node, int i, Value value);
   LogicalResult setLiteral(const onnx::NodeProto &node, int i,
@@ -141,13 +191,29 @@ public:
   //===--------------------------------------------------------------------===//
 
   Value constant(DenseElementsAttr attr);
+  /// The value of `size` as an index (tensor.dim of the graph input that
+  /// first has each symbol, and arithmetic on them).
+  Value materialize(const SymbolicSize &size);
+  /// Each of `sizes` as an attribute when constant, else materialized.
+  SmallVector<OpFoldResult> getMixedSizes(ArrayRef<SymbolicSize> sizes);
+  /// tensor.empty of `shape`.
+  Value empty(ArrayRef<SymbolicSize> shape, Type elementType);
+  /// Checks at run time that `size` is at most `bound`, stopping the program
+  /// with `message` (which the node's name starts) otherwise: the bounds
+  /// that symbolic sizes must respect and that ONNX would clamp (a Slice of
+  /// the first `seq` rows of a table of 512).
+  void assertAtMost(const SymbolicSize &size, const SymbolicSize &bound,
+                    const Twine &message);
+  /// A tensor of `shape` filled with `value` (a splat constant when the
+  /// shape is static, else linalg.fill).
+  Value splat(ArrayRef<SymbolicSize> shape, Type elementType, double value);
   /// A splat constant of `type`.
   Value splat(RankedTensorType type, double value);
   /// `value` broadcast (numpy rules) to `shape`.
-  Value broadcastTo(Value value, ArrayRef<int64_t> shape);
+  Value broadcastTo(Value value, ArrayRef<SymbolicSize> shape);
   /// `value` reshaped to `shape` (same number of elements), as collapses and
   /// expansions of groups of dimensions.
-  Value reshape(Value value, ArrayRef<int64_t> shape);
+  Value reshape(Value value, ArrayRef<SymbolicSize> shape);
   /// tensor.empty of `type`.
   Value empty(RankedTensorType type);
 
@@ -161,7 +227,7 @@ private:
   LogicalResult checkSupported(const onnx::GraphProto &graph);
   LogicalResult define(const onnx::NodeProto &node, int i);
   FailureOr<RankedTensorType>
-  convertValueInfo(const onnx::ValueInfoProto &info);
+  convertValueInfo(const onnx::ValueInfoProto &info, SymbolicShape &shape);
 
   ImplicitLocOpBuilder b;
   StringAttr filename;
@@ -172,6 +238,16 @@ private:
   llvm::StringMap<Value> values;
   /// Values known at import time, by ONNX name.
   llvm::StringMap<DenseElementsAttr> constants;
+  /// Integer vectors known up to symbolic sizes, by ONNX name.
+  llvm::StringMap<SymbolicLiteral> symbolics;
+  /// The shapes of the values of dynamic shape.
+  DenseMap<Value, SymbolicShape> shapes;
+  /// The graph's symbolic dimensions (dim_param names) and, for each, the
+  /// graph input and dimension that first has it.
+  SmallVector<std::string> symbolNames;
+  SmallVector<std::pair<Value, int64_t>> symbolSources;
+  /// The graph input (argument number) that introduces each symbol.
+  SmallVector<unsigned> symbolArgs;
 };
 
 /// Attribute access with defaults.

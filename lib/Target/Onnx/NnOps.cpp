@@ -23,14 +23,6 @@ using namespace mlir;
 using namespace mlir::tfm;
 using namespace mlir::tfm::onnx_import;
 
-/// A zero-filled tensor of `type`, the accumulator of a contraction.
-static Value zeros(Importer &importer, RankedTensorType type) {
-  ImplicitLocOpBuilder &b = importer.builder();
-  Value zero =
-      arith::ConstantOp::create(b, b.getFloatAttr(type.getElementType(), 0.0));
-  return linalg::FillOp::create(b, zero, importer.empty(type))->getResult(0);
-}
-
 /// The transpose of the matrix `value` (a constant is transposed at import).
 static Value transposeMatrix(Importer &importer, Value value,
                              DenseElementsAttr constant) {
@@ -97,30 +89,51 @@ static LogicalResult importMatMul(Importer &importer,
       return failure();
     Value weight =
         transposeMatrix(importer, *rhs, importer.getConstant(node, 1));
-    return importer.setValue(node, 0,
-                             LinearOp::create(b, *lhs, weight,
-                                              /*bias=*/Value()));
+    SymbolicShape shape = importer.shapeOf(*lhs);
+    shape.back() = rhsType->getDimSize(1);
+    return importer.setValue(
+        node, 0,
+        importer.withShape(LinearOp::create(b, *lhs, weight, /*bias=*/Value()),
+                           shape));
   }
 
   // Batched: broadcast the batch dimensions, then tfm.batch_matmul.
-  std::optional<SmallVector<int64_t>> batch = broadcastShapes(
-      lhsType->getShape().drop_back(2), rhsType->getShape().drop_back(2));
-  if (!batch)
-    return importer.emitError()
-           << "MatMul of " << *lhsType << " and " << *rhsType
-           << ": batch dimensions do not broadcast";
   FailureOr<Value> rhs = importer.getValue(node, 1);
   if (failed(rhs))
     return failure();
-  auto withBatch = [&](Value value, RankedTensorType type) {
-    SmallVector<int64_t> shape(*batch);
-    llvm::append_range(shape, type.getShape().take_back(2));
-    return importer.broadcastTo(value, shape);
+  SymbolicShape lhsShape = importer.shapeOf(*lhs),
+                rhsShape = importer.shapeOf(*rhs);
+  ArrayRef<SymbolicSize> lhsBatch = ArrayRef(lhsShape).drop_back(2),
+                         rhsBatch = ArrayRef(rhsShape).drop_back(2);
+  size_t rank = std::max(lhsBatch.size(), rhsBatch.size());
+  SymbolicShape batch(rank, SymbolicSize(1));
+  for (size_t i = 0; i < rank; ++i) {
+    SymbolicSize x = i < rank - lhsBatch.size()
+                         ? SymbolicSize(1)
+                         : lhsBatch[i - (rank - lhsBatch.size())];
+    SymbolicSize y = i < rank - rhsBatch.size()
+                         ? SymbolicSize(1)
+                         : rhsBatch[i - (rank - rhsBatch.size())];
+    if (x != y && x != SymbolicSize(1) && y != SymbolicSize(1))
+      return importer.emitError()
+             << "MatMul of " << importer.str(lhsShape) << " and "
+             << importer.str(rhsShape) << ": batch dimensions do not broadcast";
+    batch[i] = x == SymbolicSize(1) ? y : x;
+  }
+  auto withBatch = [&](Value value, ArrayRef<SymbolicSize> shape) {
+    SymbolicShape full(batch);
+    llvm::append_range(full, shape.take_back(2));
+    return importer.broadcastTo(value, full);
   };
-  return importer.setValue(node, 0,
-                           BatchMatmulOp::create(b, withBatch(*lhs, *lhsType),
-                                                 withBatch(*rhs, *rhsType),
-                                                 UnitAttr()));
+  SymbolicShape shape(batch);
+  shape.push_back(lhsShape[lhsShape.size() - 2]);
+  shape.push_back(rhsShape.back());
+  return importer.setValue(
+      node, 0,
+      importer.withShape(BatchMatmulOp::create(b, withBatch(*lhs, lhsShape),
+                                               withBatch(*rhs, rhsShape),
+                                               UnitAttr()),
+                         shape));
 }
 
 static LogicalResult importGemm(Importer &importer,
@@ -140,8 +153,12 @@ static LogicalResult importGemm(Importer &importer,
   float alpha = getFloatAttr(node, "alpha", 1.0f);
   float beta = getFloatAttr(node, "beta", 1.0f);
   Value input = *a;
-  if (getIntAttr(node, "transA", 0))
+  if (getIntAttr(node, "transA", 0)) {
+    if (!aType->hasStaticShape())
+      return importer.emitError()
+             << "unsupported Gemm with transA of a matrix of dynamic shape";
     input = transposeMatrix(importer, input, importer.getConstant(node, 0));
+  }
   // tfm.linear wants B in [N, K]: Gemm's transB = 1 is that layout.
   Value weight = *bValue;
   if (!getIntAttr(node, "transB", 0))
@@ -160,24 +177,32 @@ static LogicalResult importGemm(Importer &importer,
     FailureOr<Value> c = importer.getValue(node, 2);
     if (failed(cType) || failed(c))
       return failure();
-    if (!broadcastShapes(cType->getShape(), {inputType.getDimSize(0), n}))
+    if (!cType->hasStaticShape() ||
+        (cType->getRank() == 2 && cType->getDimSize(0) != 1 &&
+         cType->getDimSize(0) != inputType.getDimSize(0)) ||
+        !broadcastShapes(cType->getShape(), {1, n}))
       return importer.emitError()
              << "Gemm's C " << *cType << " does not broadcast to the result";
     bias = *c;
     biasInLinear = beta == 1.0f && alpha == 1.0f &&
                    cType->getShape() == ArrayRef<int64_t>{n};
   }
-  Value result =
-      LinearOp::create(b, input, weight, biasInLinear ? bias : Value());
-  auto resultType = cast<RankedTensorType>(result.getType());
+  SymbolicShape shape{importer.shapeOf(input)[0], n};
+  Type elementType = inputType.getElementType();
+  Value result = importer.withShape(
+      LinearOp::create(b, input, weight, biasInLinear ? bias : Value()), shape);
   if (alpha != 1.0f)
-    result =
-        arith::MulFOp::create(b, result, importer.splat(resultType, alpha));
+    result = importer.withShape(
+        arith::MulFOp::create(b, result,
+                              importer.splat(shape, elementType, alpha)),
+        shape);
   if (bias && !biasInLinear) {
-    Value c = importer.broadcastTo(bias, resultType.getShape());
+    Value c = importer.broadcastTo(bias, shape);
     if (beta != 1.0f)
-      c = arith::MulFOp::create(b, c, importer.splat(resultType, beta));
-    result = arith::AddFOp::create(b, result, c);
+      c = importer.withShape(
+          arith::MulFOp::create(b, c, importer.splat(shape, elementType, beta)),
+          shape);
+    result = importer.withShape(arith::AddFOp::create(b, result, c), shape);
   }
   return importer.setValue(node, 0, result);
 }
@@ -192,11 +217,15 @@ static LogicalResult importSoftmax(Importer &importer,
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(axis) || failed(value))
     return failure();
+  SymbolicShape shape = importer.shapeOf(*value);
+  Value init = importer.empty(shape, type->getElementType());
   return importer.setValue(
       node, 0,
-      linalg::SoftmaxOp::create(importer.builder(), TypeRange{*type}, *value,
-                                importer.empty(*type), *axis)
-          ->getResult(0));
+      importer.withShape(
+          linalg::SoftmaxOp::create(importer.builder(), TypeRange{*type},
+                                    *value, init, *axis)
+              ->getResult(0),
+          shape));
 }
 
 static LogicalResult importReduceMean(Importer &importer,
@@ -219,34 +248,51 @@ static LogicalResult importReduceMean(Importer &importer,
   llvm::sort(axes);
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   bool keepDims = getIntAttr(node, "keepdims", 1) != 0;
-  SmallVector<int64_t> reducedShape, keptShape;
-  int64_t count = 1;
-  for (int64_t i = 0; i < rank; ++i) {
-    if (llvm::is_contained(axes, i)) {
-      count *= type->getDimSize(i);
-      keptShape.push_back(1);
-    } else {
-      reducedShape.push_back(type->getDimSize(i));
-      keptShape.push_back(type->getDimSize(i));
-    }
-  }
-  if (count == 0)
-    return importer.emitError() << "ReduceMean over an empty dimension";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
+  SymbolicShape shape = importer.shapeOf(*value);
+  SymbolicShape reducedShape, keptShape;
+  SymbolicSize count(1);
+  for (int64_t i = 0; i < rank; ++i) {
+    if (llvm::is_contained(axes, i)) {
+      count = count * shape[i];
+      keptShape.push_back(1);
+    } else {
+      reducedShape.push_back(shape[i]);
+      keptShape.push_back(shape[i]);
+    }
+  }
+  if (count == SymbolicSize(0))
+    return importer.emitError() << "ReduceMean over an empty dimension";
   ImplicitLocOpBuilder &b = importer.builder();
-  auto reducedType = type->clone(reducedShape);
+  Type elementType = type->getElementType();
   Value sum = linalg::ReduceOp::create(
-                  b, *value, zeros(importer, reducedType), axes,
+                  b, *value, importer.splat(reducedShape, elementType, 0), axes,
                   [](OpBuilder &nested, Location loc, ValueRange args) {
                     Value add =
                         arith::AddFOp::create(nested, loc, args[0], args[1]);
                     linalg::YieldOp::create(nested, loc, add);
                   })
                   ->getResult(0);
-  Value mean = arith::DivFOp::create(
-      b, sum, importer.splat(reducedType, static_cast<double>(count)));
+  importer.withShape(sum, reducedShape);
+  Value divisor;
+  if (std::optional<int64_t> n = count.getConstant()) {
+    divisor = importer.splat(reducedShape, elementType, static_cast<double>(*n));
+  } else {
+    // The mean over dimensions of dynamic size divides by their product.
+    Value total = arith::SIToFPOp::create(
+        b, elementType,
+        arith::IndexCastOp::create(b, b.getI64Type(),
+                                   importer.materialize(count)));
+    divisor = importer.withShape(
+        linalg::FillOp::create(b, total,
+                               importer.empty(reducedShape, elementType))
+            ->getResult(0),
+        reducedShape);
+  }
+  Value mean =
+      importer.withShape(arith::DivFOp::create(b, sum, divisor), reducedShape);
   if (keepDims)
     mean = importer.reshape(mean, keptShape);
   return importer.setValue(node, 0, mean);
@@ -276,6 +322,10 @@ static LogicalResult importLayerNormalization(Importer &importer,
   if (failed(axis))
     return failure();
   int64_t d = type->getShape().back();
+  if (ShapedType::isDynamic(d))
+    return importer.emitError()
+           << "unsupported LayerNormalization over a dimension of dynamic "
+              "size";
   auto vectorType = RankedTensorType::get({d}, type->getElementType());
   if (*axis != type->getRank() - 1)
     return importer.emitError()
@@ -308,8 +358,10 @@ static LogicalResult importLayerNormalization(Importer &importer,
   double epsilon = shortestDouble(getFloatAttr(node, "epsilon", 1e-5f));
   return importer.setValue(
       node, 0,
-      LayerNormOp::create(importer.builder(), *input, gamma, beta,
-                          importer.builder().getF64FloatAttr(epsilon)));
+      importer.withShape(
+          LayerNormOp::create(importer.builder(), *input, gamma, beta,
+                              importer.builder().getF64FloatAttr(epsilon)),
+          importer.shapeOf(*input)));
 }
 
 /// Conv as a ViT patch embedding: kernel == stride, no padding.
@@ -335,6 +387,7 @@ static LogicalResult importConv(Importer &importer,
       llvm::all_of(attrOr("pads", {0, 0, 0, 0}),
                    [](int64_t p) { return p == 0; }) &&
       getIntAttr(node, "group", 1) == 1 &&
+      llvm::none_of(type->getShape().drop_front(), ShapedType::isDynamic) &&
       type->getDimSize(1) == weightType->getDimSize(1) &&
       type->getDimSize(2) % kernel[0] == 0 &&
       type->getDimSize(3) % kernel[1] == 0;
@@ -363,16 +416,21 @@ static LogicalResult importConv(Importer &importer,
   // [B, N, D] -> Conv's [B, D, H/ph, W/pw].
   Value patches = PatchEmbedOp::create(b, *image, *weight, bias);
   auto patchesType = cast<RankedTensorType>(patches.getType());
-  int64_t batch = type->getDimSize(0), n = patchesType.getDimSize(1);
-  auto transposedType = patchesType.clone({batch, d, n});
-  Value transposed =
-      linalg::TransposeOp::create(b, patches, importer.empty(transposedType),
-                                  ArrayRef<int64_t>{0, 2, 1})
-          ->getResult(0);
+  SymbolicSize batch = importer.shapeOf(*image)[0];
+  int64_t n = patchesType.getDimSize(1);
+  importer.withShape(patches, {batch, n, d});
+  SymbolicShape transposedShape{batch, d, n};
+  Value transposed = importer.withShape(
+      linalg::TransposeOp::create(
+          b, patches, importer.empty(transposedShape, type->getElementType()),
+          ArrayRef<int64_t>{0, 2, 1})
+          ->getResult(0),
+      transposedShape);
   return importer.setValue(
       node, 0,
-      importer.reshape(transposed, {batch, d, type->getDimSize(2) / kernel[0],
-                                    type->getDimSize(3) / kernel[1]}));
+      importer.reshape(transposed,
+                       {batch, d, type->getDimSize(2) / kernel[0],
+                        type->getDimSize(3) / kernel[1]}));
 }
 
 void mlir::tfm::onnx_import::addNnHandlers(HandlerTable &table) {

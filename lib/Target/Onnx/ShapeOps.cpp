@@ -3,7 +3,9 @@
 // Shape, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
 // Gather, Concat, Expand, Constant, ConstantOfShape, Range and Trilu. Each
 // evaluates on literals (so that exported shape subgraphs fold to constants)
-// and otherwise emits tensor and linalg ops with static shapes.
+// and on symbolic sizes (the shapes of tensors with dynamic axes), and
+// otherwise emits tensor and linalg ops, their dynamic sizes materialized
+// from the symbolic ones.
 //
 // Over 700 lines because each op has two halves (evaluation on literals and
 // emission) that share its checks; splitting by op would put one small op
@@ -54,18 +56,26 @@ remap(const Literal &source, ArrayRef<int64_t> shape,
 /// literal when the input is one.
 static LogicalResult defineReshaped(Importer &importer,
                                     const onnx::NodeProto &node,
-                                    ArrayRef<int64_t> shape) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  if (failed(type))
+                                    ArrayRef<SymbolicSize> shape) {
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
+  if (failed(from))
     return failure();
-  if (product(shape) != type->getNumElements())
-    return importer.emitError()
-           << "cannot reshape " << *type << " to [" << shape << "]";
-  if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
-    literal->shape.assign(shape.begin(), shape.end());
+  if (productOf(*from) != productOf(shape))
+    return importer.emitError() << "cannot reshape " << importer.str(*from)
+                                << " to " << importer.str(shape);
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
+  bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
+  if (std::optional<Literal> literal = importer.getLiteral(node, 0);
+      literal && isStatic) {
+    literal->shape.assign(staticShape.begin(), staticShape.end());
     return importer.setLiteral(node, 0, *literal);
   }
-  if (type->getNumElements() == 0)
+  if (importer.isSymbolic(node, 0) && isStatic && staticShape.size() <= 1) {
+    SymbolicLiteral literal = *importer.getSymbolic(node, 0);
+    literal.shape.assign(staticShape.begin(), staticShape.end());
+    return importer.setSymbolic(node, 0, literal);
+  }
+  if (llvm::is_contained(shape, SymbolicSize(0)))
     return importer.emitError() << "empty tensors are not supported";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
@@ -115,20 +125,10 @@ static LogicalResult importConstant(Importer &importer,
             "value_int(s) attribute";
 }
 
-static LogicalResult importConstantOfShape(Importer &importer,
-                                           const onnx::NodeProto &node) {
-  FailureOr<SmallVector<int64_t>> shape = importer.getInts(node, 0, "shape");
-  if (failed(shape))
-    return failure();
-  for (int64_t dim : *shape)
-    if (dim < 0 || dim > (int64_t(1) << 24))
-      return importer.emitError()
-             << "ConstantOfShape has an invalid shape [" << *shape << "]";
-  if (product(*shape) > (int64_t(1) << 26))
-    return importer.emitError()
-           << "ConstantOfShape of [" << *shape << "] is too large";
-  ImplicitLocOpBuilder &b = importer.builder();
-  Attribute element = b.getF32FloatAttr(0);
+/// The element of ConstantOfShape: its `value` attribute, or 0.f.
+static FailureOr<Attribute> getFillValue(Importer &importer,
+                                         const onnx::NodeProto &node) {
+  Attribute element = importer.builder().getF32FloatAttr(0);
   if (const onnx::AttributeProto *attr = getAttr(node, "value")) {
     FailureOr<DenseElementsAttr> value = importer.convertTensor(attr->t());
     if (failed(value))
@@ -139,12 +139,88 @@ static LogicalResult importConstantOfShape(Importer &importer,
              << value->getType();
     element = value->getSplatValue<Attribute>();
   }
-  auto type = RankedTensorType::get(*shape, cast<TypedAttr>(element).getType());
-  return importer.setConstant(node, 0, DenseElementsAttr::get(type, element));
+  return element;
+}
+
+static LogicalResult importConstantOfShape(Importer &importer,
+                                           const onnx::NodeProto &node) {
+  if (importer.isSymbolic(node, 0)) {
+    // A tensor of dynamic shape: filled at run time.
+    FailureOr<SymbolicShape> shape = importer.getSizes(node, 0, "shape");
+    FailureOr<Attribute> element = getFillValue(importer, node);
+    if (failed(shape) || failed(element))
+      return failure();
+    Value scalar = arith::ConstantOp::create(importer.builder(),
+                                             cast<TypedAttr>(*element));
+    Value filled =
+        linalg::FillOp::create(importer.builder(), scalar,
+                               importer.empty(*shape, scalar.getType()))
+            ->getResult(0);
+    return importer.setValue(node, 0, importer.withShape(filled, *shape));
+  }
+  FailureOr<SmallVector<int64_t>> shape = importer.getInts(node, 0, "shape");
+  if (failed(shape))
+    return failure();
+  for (int64_t dim : *shape)
+    if (dim < 0 || dim > (int64_t(1) << 24))
+      return importer.emitError()
+             << "ConstantOfShape has an invalid shape [" << *shape << "]";
+  if (product(*shape) > (int64_t(1) << 26))
+    return importer.emitError()
+           << "ConstantOfShape of [" << *shape << "] is too large";
+  FailureOr<Attribute> element = getFillValue(importer, node);
+  if (failed(element))
+    return failure();
+  auto type =
+      RankedTensorType::get(*shape, cast<TypedAttr>(*element).getType());
+  return importer.setConstant(node, 0, DenseElementsAttr::get(type, *element));
+}
+
+/// Range(0, n, 1) for a symbolic n: a linalg.generic writing its index.
+static LogicalResult importSymbolicRange(Importer &importer,
+                                         const onnx::NodeProto &node) {
+  std::optional<SymbolicLiteral> start = importer.getSymbolic(node, 0);
+  std::optional<SymbolicLiteral> limit = importer.getSymbolic(node, 1);
+  std::optional<SymbolicLiteral> delta = importer.getSymbolic(node, 2);
+  if (!start || !limit || !delta || start->elements.size() != 1 ||
+      limit->elements.size() != 1 || delta->elements.size() != 1)
+    return importer.emitError() << "Range needs scalar start, limit and "
+                                   "delta known at import time";
+  std::optional<int64_t> step = delta->elements[0].getConstant();
+  if (!step || *step != 1)
+    return importer.emitError()
+           << "unsupported Range of dynamic length with a step other than 1";
+  SymbolicSize first = start->elements[0];
+  SymbolicShape shape{limit->elements[0] - first};
+  ImplicitLocOpBuilder &b = importer.builder();
+  Type elementType = start->elementType;
+  Value init = importer.empty(shape, elementType);
+  Value offset = importer.materialize(first);
+  auto map = b.getMultiDimIdentityMap(1);
+  Value range =
+      linalg::GenericOp::create(
+          b, init.getType(), ValueRange{}, ValueRange{init},
+          ArrayRef<AffineMap>{map},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+          [&](OpBuilder &nested, Location loc, ValueRange) {
+            Value index = linalg::IndexOp::create(nested, loc, 0);
+            Value value = arith::AddIOp::create(nested, loc, index, offset);
+            bool isFloat = isa<FloatType>(elementType);
+            value = arith::IndexCastOp::create(
+                nested, loc,
+                isFloat ? nested.getI64Type() : elementType, value);
+            if (isFloat)
+              value = arith::SIToFPOp::create(nested, loc, elementType, value);
+            linalg::YieldOp::create(nested, loc, value);
+          })
+          ->getResult(0);
+  return importer.setValue(node, 0, importer.withShape(range, shape));
 }
 
 static LogicalResult importRange(Importer &importer,
                                  const onnx::NodeProto &node) {
+  if (importer.isSymbolic(node, 0) || importer.isSymbolic(node, 1))
+    return importSymbolicRange(importer, node);
   std::optional<Literal> start = importer.getLiteral(node, 0);
   std::optional<Literal> limit = importer.getLiteral(node, 1);
   std::optional<Literal> delta = importer.getLiteral(node, 2);
@@ -173,7 +249,8 @@ static LogicalResult importRange(Importer &importer,
 static LogicalResult importShape(Importer &importer,
                                  const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  if (failed(type))
+  FailureOr<SymbolicShape> shape = importer.getShape(node, 0);
+  if (failed(type) || failed(shape))
     return failure();
   int64_t rank = type->getRank();
   auto clamp = [&](int64_t axis) {
@@ -183,65 +260,72 @@ static LogicalResult importShape(Importer &importer,
   };
   int64_t start = clamp(getIntAttr(node, "start", 0));
   int64_t end = clamp(getIntAttr(node, "end", rank));
-  Literal result = Literal::empty({std::max<int64_t>(end - start, 0)},
-                                  importer.builder().getI64Type());
+  SymbolicLiteral result{{std::max<int64_t>(end - start, 0)},
+                         importer.builder().getI64Type(),
+                         {}};
   for (int64_t i = start; i < end; ++i)
-    result.ints.push_back(type->getDimSize(i));
-  return importer.setLiteral(node, 0, result);
+    result.elements.push_back((*shape)[i]);
+  return importer.setSymbolic(node, 0, result);
 }
 
 static LogicalResult importReshape(Importer &importer,
                                    const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  FailureOr<SmallVector<int64_t>> shape = importer.getInts(node, 1, "shape");
-  if (failed(type) || failed(shape))
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
+  FailureOr<SymbolicShape> shape = importer.getSizes(node, 1, "shape");
+  if (failed(from) || failed(shape))
     return failure();
   bool allowZero = getIntAttr(node, "allowzero", 0) != 0;
-  int64_t inferred = -1, known = 1;
+  int64_t inferred = -1;
+  SymbolicSize known(1);
   for (auto [i, dim] : llvm::enumerate(*shape)) {
-    if (dim == 0 && !allowZero) {
-      if (static_cast<int64_t>(i) >= type->getRank())
-        return importer.emitError()
-               << "Reshape copies dimension " << i << " of " << *type;
-      dim = type->getDimSize(i);
+    if (dim == SymbolicSize(0) && !allowZero) {
+      if (i >= from->size())
+        return importer.emitError() << "Reshape copies dimension " << i
+                                    << " of " << importer.str(*from);
+      dim = (*from)[i];
     }
-    if (dim == -1) {
+    if (dim == SymbolicSize(-1)) {
       if (inferred >= 0)
         return importer.emitError() << "Reshape infers two dimensions";
       inferred = i;
       continue;
     }
-    if (dim < 0)
+    std::optional<int64_t> constant = dim.getConstant();
+    if (constant && *constant < 0)
       return importer.emitError() << "Reshape to a negative dimension";
-    known *= dim;
-    if (known > type->getNumElements() && type->getNumElements() > 0)
-      break;
+    known = known * dim;
   }
   if (inferred >= 0) {
-    if (known == 0 || type->getNumElements() % known != 0)
+    SymbolicSize total = productOf(*from);
+    std::optional<SymbolicSize> rest =
+        known == SymbolicSize(0) ? std::nullopt : total.divideExactly(known);
+    if (!rest)
       return importer.emitError()
-             << "cannot reshape " << *type << " to [" << *shape << "]";
-    (*shape)[inferred] = type->getNumElements() / known;
+             << "cannot reshape " << importer.str(*from) << " to "
+             << importer.str(*shape)
+             << (total.isConstant() ? "" : ": the inferred dimension is not "
+                                           "a whole multiple of the others");
+    (*shape)[inferred] = *rest;
   }
   return defineReshaped(importer, node, *shape);
 }
 
 static LogicalResult importFlatten(Importer &importer,
                                    const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  if (failed(type))
+  FailureOr<SymbolicShape> shape = importer.getShape(node, 0);
+  if (failed(shape))
     return failure();
-  int64_t rank = type->getRank();
+  int64_t rank = shape->size();
   int64_t axis = getIntAttr(node, "axis", 1);
   if (axis < -rank || axis > rank)
     return importer.emitError()
            << "axis " << axis << " is out of range for rank " << rank;
   if (axis < 0)
     axis += rank;
-  int64_t outer = product(type->getShape().take_front(axis));
-  return defineReshaped(
-      importer, node,
-      {outer, type->getNumElements() / std::max<int64_t>(outer, 1)});
+  ArrayRef<SymbolicSize> dims(*shape);
+  return defineReshaped(importer, node,
+                        {productOf(dims.take_front(axis)),
+                         productOf(dims.drop_front(axis))});
 }
 
 /// The axes of Squeeze and Unsqueeze: input 1 (opset 13).
@@ -264,44 +348,48 @@ getAxes(Importer &importer, const onnx::NodeProto &node, int64_t rank) {
 
 static LogicalResult importSqueeze(Importer &importer,
                                    const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  if (failed(type))
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
+  if (failed(from))
     return failure();
-  SmallVector<int64_t> shape;
+  SymbolicShape shape;
   if (!Importer::hasInput(node, 1)) {
-    for (int64_t dim : type->getShape())
-      if (dim != 1)
+    for (const SymbolicSize &dim : *from) {
+      if (!dim.isConstant())
+        return importer.emitError()
+               << "Squeeze without axes of " << importer.str(*from)
+               << ", whose dynamic dimensions may or may not be 1";
+      if (dim != SymbolicSize(1))
         shape.push_back(dim);
+    }
     return defineReshaped(importer, node, shape);
   }
-  FailureOr<SmallVector<int64_t>> axes =
-      getAxes(importer, node, type->getRank());
+  FailureOr<SmallVector<int64_t>> axes = getAxes(importer, node, from->size());
   if (failed(axes))
     return failure();
-  for (int64_t i = 0, e = type->getRank(); i < e; ++i) {
+  for (int64_t i = 0, e = from->size(); i < e; ++i) {
     if (!llvm::is_contained(*axes, i)) {
-      shape.push_back(type->getDimSize(i));
+      shape.push_back((*from)[i]);
       continue;
     }
-    if (type->getDimSize(i) != 1)
+    if ((*from)[i] != SymbolicSize(1))
       return importer.emitError() << "Squeeze of dimension " << i << " of "
-                                  << *type << ", which is not 1";
+                                  << importer.str(*from) << ", which is not 1";
   }
   return defineReshaped(importer, node, shape);
 }
 
 static LogicalResult importUnsqueeze(Importer &importer,
                                      const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
   FailureOr<SmallVector<int64_t>> axesInput = importer.getInts(node, 1, "axes");
-  if (failed(type) || failed(axesInput))
+  if (failed(from) || failed(axesInput))
     return failure();
-  int64_t rank = type->getRank() + axesInput->size();
+  int64_t rank = from->size() + axesInput->size();
   FailureOr<SmallVector<int64_t>> axes = getAxes(importer, node, rank);
   if (failed(axes))
     return failure();
-  SmallVector<int64_t> shape;
-  ArrayRef<int64_t> rest = type->getShape();
+  SymbolicShape shape;
+  ArrayRef<SymbolicSize> rest(*from);
   for (int64_t i = 0; i < rank; ++i) {
     if (llvm::is_contained(*axes, i)) {
       shape.push_back(1);
@@ -335,6 +423,10 @@ static LogicalResult importTranspose(Importer &importer,
   SmallVector<int64_t> shape;
   for (int64_t axis : perm)
     shape.push_back(type->getDimSize(axis));
+  SymbolicShape from = *importer.getShape(node, 0);
+  SymbolicShape symbolicShape;
+  for (int64_t axis : perm)
+    symbolicShape.push_back(from[axis]);
   if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
     SmallVector<int64_t> strides = getStrides(literal->shape);
     return importer.setLiteral(
@@ -348,12 +440,13 @@ static LogicalResult importTranspose(Importer &importer,
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
-  auto resultType = type->clone(shape);
+  Value init = importer.empty(symbolicShape, type->getElementType());
   return importer.setValue(
       node, 0,
-      linalg::TransposeOp::create(importer.builder(), *value,
-                                  importer.empty(resultType), perm)
-          ->getResult(0));
+      importer.withShape(
+          linalg::TransposeOp::create(importer.builder(), *value, init, perm)
+              ->getResult(0),
+          symbolicShape));
 }
 
 //===----------------------------------------------------------------------===//
@@ -362,17 +455,19 @@ static LogicalResult importTranspose(Importer &importer,
 
 /// Extracts `[offset, offset + size)` with `stride` along each dimension.
 static Value extractSlice(Importer &importer, Value value,
-                          ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                          ArrayRef<SymbolicSize> offsets,
+                          ArrayRef<SymbolicSize> sizes,
                           ArrayRef<int64_t> strides) {
   ImplicitLocOpBuilder &b = importer.builder();
-  auto toFold = [&](ArrayRef<int64_t> values) {
-    return llvm::map_to_vector(
-        values, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
-  };
   auto type = cast<RankedTensorType>(value.getType());
-  return tensor::ExtractSliceOp::create(b, type.clone(sizes), value,
-                                        toFold(offsets), toFold(sizes),
-                                        toFold(strides));
+  SmallVector<OpFoldResult> strideAttrs = llvm::map_to_vector(
+      strides, [&](int64_t v) -> OpFoldResult { return b.getIndexAttr(v); });
+  return importer.withShape(
+      tensor::ExtractSliceOp::create(
+          b, type.clone(getStaticShape(sizes)), value,
+          importer.getMixedSizes(offsets), importer.getMixedSizes(sizes),
+          strideAttrs),
+      sizes);
 }
 
 /// Slices `literal` with per-dimension offsets, sizes and (possibly
@@ -388,12 +483,68 @@ static Literal sliceLiteral(const Literal &literal, ArrayRef<int64_t> offsets,
   });
 }
 
+/// The start, size and step of one axis of a Slice, the bounds clamped as
+/// ONNX clamps them. Symbolic bounds are taken to lie within the dimension
+/// (as the exporters write them: `x[:, :seq]`); only unit steps are
+/// supported there.
+static LogicalResult sliceAxis(Importer &importer, const SymbolicSize &dim,
+                               SymbolicSize start, SymbolicSize end,
+                               int64_t step, SymbolicSize &offset,
+                               SymbolicSize &size) {
+  std::optional<int64_t> d = dim.getConstant(), first = start.getConstant(),
+                         last = end.getConstant();
+  if (d && first && last) {
+    auto clampIndex = [&](int64_t index, int64_t low, int64_t high) {
+      if (index < 0)
+        index = index < -*d ? low : index + *d;
+      return std::clamp(index, low, high);
+    };
+    int64_t from, to, count;
+    if (step > 0) {
+      from = clampIndex(*first, 0, *d);
+      to = clampIndex(*last, 0, *d);
+      count = to > from ? (to - from + step - 1) / step : 0;
+    } else {
+      from = clampIndex(*first, 0, *d - 1);
+      to = *last < -*d ? -1 : clampIndex(*last, -1, *d - 1);
+      count = from > to ? (from - to - step - 1) / -step : 0;
+    }
+    offset = from;
+    size = count;
+    return success();
+  }
+  if (step != 1)
+    return importer.emitError()
+           << "unsupported Slice with a step of " << step
+           << " along a dimension of dynamic size or bounds ("
+           << importer.str(dim) << ")";
+  // INT64_MAX and friends: to the end.
+  constexpr int64_t kToEnd = int64_t(1) << 40;
+  if (first && *first < 0)
+    start = dim + start;
+  if (last && *last >= kToEnd)
+    end = dim;
+  else if (last && *last < 0)
+    end = dim + end;
+  // ONNX clamps the end to the dimension; a symbolic end past a dimension
+  // of known size stops the program instead of reading past it.
+  if (d && !last)
+    importer.assertAtMost(end, *d,
+                          importer.str(end) + " must be at most " +
+                              std::to_string(*d) +
+                              ", the size of the dimension it slices");
+  offset = start;
+  size = end - start;
+  return success();
+}
+
 static LogicalResult importSlice(Importer &importer,
                                  const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  FailureOr<SmallVector<int64_t>> starts = importer.getInts(node, 1, "starts");
-  FailureOr<SmallVector<int64_t>> ends = importer.getInts(node, 2, "ends");
-  if (failed(type) || failed(starts) || failed(ends))
+  FailureOr<SymbolicShape> shape = importer.getShape(node, 0);
+  FailureOr<SymbolicShape> starts = importer.getSizes(node, 1, "starts");
+  FailureOr<SymbolicShape> ends = importer.getSizes(node, 2, "ends");
+  if (failed(type) || failed(shape) || failed(starts) || failed(ends))
     return failure();
   int64_t rank = type->getRank();
   SmallVector<int64_t> axes, steps;
@@ -418,8 +569,8 @@ static LogicalResult importSlice(Importer &importer,
     return importer.emitError()
            << "Slice's starts, ends, axes and steps differ in length";
 
-  SmallVector<int64_t> offsets(rank, 0), sizes(type->getShape()),
-      strides(rank, 1);
+  SymbolicShape offsets(rank, SymbolicSize(0)), sizes(*shape);
+  SmallVector<int64_t> strides(rank, 1);
   SmallVector<bool> seen(rank, false);
   for (size_t k = 0; k < axes.size(); ++k) {
     FailureOr<int64_t> axis = normalizeAxis(importer, axes[k], rank);
@@ -428,35 +579,33 @@ static LogicalResult importSlice(Importer &importer,
     if (seen[*axis])
       return importer.emitError() << "Slice repeats axis " << *axis;
     seen[*axis] = true;
-    int64_t dim = type->getDimSize(*axis), step = steps[k];
-    if (step == 0)
+    if (steps[k] == 0)
       return importer.emitError() << "Slice has a step of 0";
-    auto clampIndex = [&](int64_t index, int64_t low, int64_t high) {
-      if (index < 0)
-        index = index < -dim ? low : index + dim;
-      return std::clamp(index, low, high);
-    };
-    int64_t start, end, size;
-    if (step > 0) {
-      start = clampIndex((*starts)[k], 0, dim);
-      end = clampIndex((*ends)[k], 0, dim);
-      size = end > start ? (end - start + step - 1) / step : 0;
-    } else {
-      start = clampIndex((*starts)[k], 0, dim - 1);
-      end = (*ends)[k] < -dim ? -1 : clampIndex((*ends)[k], -1, dim - 1);
-      size = start > end ? (start - end - step - 1) / -step : 0;
-    }
-    offsets[*axis] = start;
-    sizes[*axis] = size;
-    strides[*axis] = step;
+    if (failed(sliceAxis(importer, (*shape)[*axis], (*starts)[k], (*ends)[k],
+                         steps[k], offsets[*axis], sizes[*axis])))
+      return failure();
+    strides[*axis] = steps[k];
   }
-  if (std::optional<Literal> literal = importer.getLiteral(node, 0))
-    return importer.setLiteral(node, 0,
-                               sliceLiteral(*literal, offsets, sizes, strides));
+  SmallVector<int64_t> staticOffsets = getStaticShape(offsets),
+                       staticSizes = getStaticShape(sizes);
+  bool isStatic = llvm::none_of(staticOffsets, ShapedType::isDynamic) &&
+                  llvm::none_of(staticSizes, ShapedType::isDynamic);
+  if (std::optional<Literal> literal = importer.getLiteral(node, 0);
+      literal && isStatic)
+    return importer.setLiteral(
+        node, 0, sliceLiteral(*literal, staticOffsets, staticSizes, strides));
+  if (importer.isSymbolic(node, 0) && isStatic && rank == 1) {
+    SymbolicLiteral literal = *importer.getSymbolic(node, 0);
+    SymbolicLiteral result{staticSizes, literal.elementType, {}};
+    for (int64_t i = 0; i < staticSizes[0]; ++i)
+      result.elements.push_back(
+          literal.elements[staticOffsets[0] + i * strides[0]]);
+    return importer.setSymbolic(node, 0, result);
+  }
   if (llvm::any_of(strides, [](int64_t s) { return s < 0; }))
     return importer.emitError()
            << "unsupported Slice with a negative step on a computed tensor";
-  if (product(sizes) == 0)
+  if (llvm::is_contained(sizes, SymbolicSize(0)))
     return importer.emitError() << "empty tensors are not supported";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
@@ -476,6 +625,10 @@ static LogicalResult importSplit(Importer &importer,
   if (failed(axis))
     return failure();
   int64_t dim = type->getDimSize(*axis);
+  if (ShapedType::isDynamic(dim))
+    return importer.emitError() << "unsupported Split along dimension "
+                                << *axis << ", whose size is dynamic";
+  SymbolicShape shape = *importer.getShape(node, 0);
   int64_t outputs = node.output_size();
   SmallVector<int64_t> splits;
   if (Importer::hasInput(node, 1)) {
@@ -505,8 +658,11 @@ static LogicalResult importSplit(Importer &importer,
   }
   SmallVector<int64_t> offsets(rank, 0), sizes(type->getShape()),
       strides(rank, 1);
+  SymbolicShape symbolicOffsets(rank, SymbolicSize(0)), symbolicSizes(shape);
   for (int64_t i = 0; i < outputs; ++i) {
     sizes[*axis] = splits[i];
+    symbolicSizes[*axis] = splits[i];
+    symbolicOffsets[*axis] = offsets[*axis];
     if (literal) {
       if (failed(importer.setLiteral(
               node, i, sliceLiteral(*literal, offsets, sizes, strides))))
@@ -516,7 +672,8 @@ static LogicalResult importSplit(Importer &importer,
         return importer.emitError() << "empty tensors are not supported";
       if (failed(importer.setValue(
               node, i,
-              extractSlice(importer, *value, offsets, sizes, strides))))
+              extractSlice(importer, *value, symbolicOffsets, symbolicSizes,
+                           strides))))
         return failure();
     }
     offsets[*axis] += splits[i];
@@ -537,39 +694,58 @@ static LogicalResult importConcat(Importer &importer,
       normalizeAxis(importer, getIntAttr(node, "axis", 0), rank);
   if (failed(axis))
     return failure();
-  SmallVector<int64_t> shape(first->getShape());
+  SymbolicShape shape = *importer.getShape(node, 0);
   shape[*axis] = 0;
+  bool anySymbolic = false;
   for (int i = 0; i < n; ++i) {
     FailureOr<RankedTensorType> type = importer.getType(node, i);
-    if (failed(type))
+    FailureOr<SymbolicShape> operandShape = importer.getShape(node, i);
+    if (failed(type) || failed(operandShape))
       return failure();
     bool compatible = type->getRank() == rank &&
                       type->getElementType() == first->getElementType();
     for (int64_t d = 0; compatible && d < rank; ++d)
-      compatible = d == *axis || type->getDimSize(d) == shape[d];
+      compatible = d == *axis || (*operandShape)[d] == shape[d];
     if (!compatible)
-      return importer.emitError() << "Concat of " << *first << " and " << *type
-                                  << " along axis " << *axis;
-    shape[*axis] += type->getDimSize(*axis);
+      return importer.emitError()
+             << "Concat of " << importer.str(*importer.getShape(node, 0))
+             << " and " << importer.str(*operandShape) << " along axis "
+             << *axis;
+    shape[*axis] = shape[*axis] + (*operandShape)[*axis];
+    anySymbolic |= importer.isSymbolic(node, i);
   }
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
   if (importer.allLiterals(node)) {
     SmallVector<Literal> literals;
     for (int i = 0; i < n; ++i)
       literals.push_back(*importer.getLiteral(node, i));
     // Which input, and which index in it, each output position comes from.
-    int64_t outer = product(ArrayRef<int64_t>(shape).take_front(*axis));
-    int64_t inner = product(ArrayRef<int64_t>(shape).drop_front(*axis + 1));
-    Literal result = Literal::empty(shape, first->getElementType());
+    int64_t outer = product(ArrayRef<int64_t>(staticShape).take_front(*axis));
+    int64_t inner =
+        product(ArrayRef<int64_t>(staticShape).drop_front(*axis + 1));
+    Literal result = Literal::empty(staticShape, first->getElementType());
     for (int64_t o = 0; o < outer; ++o)
       for (const Literal &literal : literals)
         for (int64_t k = 0, e = literal.shape[*axis] * inner; k < e; ++k)
           result.push(literal, o * e + k);
     return importer.setLiteral(node, 0, result);
   }
+  // Shapes computed from dynamic sizes: [batch] ++ [4*seq] ++ [8].
+  if (anySymbolic && rank == 1) {
+    SymbolicLiteral result{staticShape, first->getElementType(), {}};
+    bool known = true;
+    for (int i = 0; i < n && known; ++i) {
+      std::optional<SymbolicLiteral> operand = importer.getSymbolic(node, i);
+      known = operand.has_value();
+      if (known)
+        llvm::append_range(result.elements, operand->elements);
+    }
+    if (known)
+      return importer.setSymbolic(node, 0, result);
+  }
   SmallVector<Value> operands;
   for (int i = 0; i < n; ++i) {
-    FailureOr<RankedTensorType> type = importer.getType(node, i);
-    if (type->getDimSize(*axis) == 0)
+    if ((*importer.getShape(node, i))[*axis] == SymbolicSize(0))
       continue;
     FailureOr<Value> value = importer.getValue(node, i);
     if (failed(value))
@@ -581,7 +757,10 @@ static LogicalResult importConcat(Importer &importer,
   if (operands.size() == 1)
     return importer.setValue(node, 0, operands.front());
   return importer.setValue(
-      node, 0, tensor::ConcatOp::create(importer.builder(), *axis, operands));
+      node, 0,
+      importer.withShape(
+          tensor::ConcatOp::create(importer.builder(), *axis, operands),
+          shape));
 }
 
 static LogicalResult importGather(Importer &importer,
@@ -598,12 +777,14 @@ static LogicalResult importGather(Importer &importer,
   if (!isa<IntegerType>(indicesType->getElementType()))
     return importer.emitError()
            << "Gather's indices must be integers, found " << *indicesType;
+  SymbolicShape dataShape = *importer.getShape(node, 0);
   std::optional<Literal> indices = importer.getLiteral(node, 1);
   if (!indices) {
     // Token ids into an embedding table: nn.Embedding.
     if (*axis != 0 || rank != 2 || !isa<FloatType>(type->getElementType()) ||
         !isa<IntegerType>(indicesType->getElementType()) ||
-        indicesType->getElementType().isInteger(1))
+        indicesType->getElementType().isInteger(1) ||
+        !type->hasStaticShape())
       return importer.emitError()
              << "unsupported Gather with computed indices other than rows "
                 "of a float matrix (an embedding)";
@@ -611,11 +792,32 @@ static LogicalResult importGather(Importer &importer,
     FailureOr<Value> ids = importer.getValue(node, 1);
     if (failed(table) || failed(ids))
       return failure();
+    SymbolicShape shape = importer.shapeOf(*ids);
+    shape.push_back(type->getDimSize(1));
     return importer.setValue(
         node, 0,
-        tfm::EmbeddingOp::create(importer.builder(), *ids, *table, UnitAttr()));
+        importer.withShape(tfm::EmbeddingOp::create(importer.builder(), *ids,
+                                                    *table, UnitAttr()),
+                           shape));
   }
   int64_t dim = type->getDimSize(*axis);
+  if (ShapedType::isDynamic(dim)) {
+    // Constant indices into a dimension of dynamic size: only the first
+    // elements can be told in range (x[:, 0]).
+    for (int64_t index : indices->ints)
+      if (index < 0)
+        return importer.emitError()
+               << "unsupported Gather of index " << index
+               << " from the end of dimension " << *axis << " of size "
+               << importer.str(dataShape[*axis]);
+    for (int64_t index : indices->ints)
+      importer.assertAtMost(index + 1, dataShape[*axis],
+                            "index " + std::to_string(index) +
+                                " is out of range for dimension " +
+                                std::to_string(*axis) + " of size " +
+                                importer.str(dataShape[*axis]));
+    dim = std::numeric_limits<int64_t>::max();
+  }
   for (int64_t &index : indices->ints) {
     if (index < -dim || index >= dim)
       return importer.emitError()
@@ -625,16 +827,28 @@ static LogicalResult importGather(Importer &importer,
       index += dim;
   }
   // data[:axis] + indices + data[axis+1:]
-  SmallVector<int64_t> shape(type->getShape().take_front(*axis));
-  llvm::append_range(shape, indices->shape);
-  llvm::append_range(shape, type->getShape().drop_front(*axis + 1));
-  int64_t inner = product(type->getShape().drop_front(*axis + 1));
+  SymbolicShape shape(ArrayRef<SymbolicSize>(dataShape).take_front(*axis));
+  llvm::append_range(shape, getSymbolicShape(indices->shape));
+  llvm::append_range(shape,
+                     ArrayRef<SymbolicSize>(dataShape).drop_front(*axis + 1));
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
+  bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
   int64_t count = indices->size();
 
+  // Sizes picked out of a computed shape: Shape(x)[0].
+  if (importer.isSymbolic(node, 0)) {
+    SymbolicLiteral data = *importer.getSymbolic(node, 0);
+    SymbolicLiteral result{staticShape, data.elementType, {}};
+    for (int64_t index : indices->ints)
+      result.elements.push_back(data.elements[index]);
+    return importer.setSymbolic(node, 0, result);
+  }
+
   std::optional<Literal> literal = importer.getLiteral(node, 0);
-  if (literal && product(shape) <= kMaxLiteralElements) {
+  if (literal && isStatic && product(staticShape) <= kMaxLiteralElements) {
+    int64_t inner = product(type->getShape().drop_front(*axis + 1));
     return importer.setLiteral(
-        node, 0, remap(*literal, shape, [&](ArrayRef<int64_t> coords) {
+        node, 0, remap(*literal, staticShape, [&](ArrayRef<int64_t> coords) {
           int64_t outerIndex = 0, k = 0, innerIndex = 0;
           for (int64_t d = 0; d < *axis; ++d)
             outerIndex = outerIndex * type->getDimSize(d) + coords[d];
@@ -642,61 +856,80 @@ static LogicalResult importGather(Importer &importer,
             k = k * indices->shape[d] + coords[*axis + d];
           for (int64_t d = *axis + indices->shape.size(), e = coords.size();
                d < e; ++d)
-            innerIndex = innerIndex * shape[d] + coords[d];
+            innerIndex = innerIndex * staticShape[d] + coords[d];
           return (outerIndex * dim + indices->ints[k]) * inner + innerIndex;
         }));
   }
-  if (count == 0 || product(shape) == 0)
+  if (count == 0 || llvm::is_contained(shape, SymbolicSize(0)))
     return importer.emitError() << "empty tensors are not supported";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
-  SmallVector<int64_t> offsets(rank, 0), sizes(type->getShape()),
-      strides(rank, 1);
+  SymbolicShape offsets(rank, SymbolicSize(0)), sizes(dataShape);
+  SmallVector<int64_t> strides(rank, 1);
   sizes[*axis] = 1;
   SmallVector<Value> slices;
   for (int64_t index : indices->ints) {
     offsets[*axis] = index;
     slices.push_back(extractSlice(importer, *value, offsets, sizes, strides));
   }
-  Value gathered =
-      slices.size() == 1
-          ? slices.front()
-          : tensor::ConcatOp::create(importer.builder(), *axis, slices);
+  Value gathered = slices.front();
+  if (slices.size() > 1) {
+    SymbolicShape joined(sizes);
+    joined[*axis] = static_cast<int64_t>(slices.size());
+    gathered = importer.withShape(
+        tensor::ConcatOp::create(importer.builder(), *axis, slices), joined);
+  }
   return importer.setValue(node, 0, importer.reshape(gathered, shape));
 }
 
 static LogicalResult importExpand(Importer &importer,
                                   const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
-  FailureOr<SmallVector<int64_t>> target = importer.getInts(node, 1, "shape");
-  if (failed(type) || failed(target))
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
+  FailureOr<SymbolicShape> target = importer.getSizes(node, 1, "shape");
+  if (failed(from) || failed(target))
     return failure();
-  std::optional<SmallVector<int64_t>> shape =
-      broadcastShapes(type->getShape(), *target);
-  if (!shape || llvm::any_of(*shape, [](int64_t d) { return d < 0; }))
-    return importer.emitError()
-           << "cannot expand " << *type << " to [" << *target << "]";
-  if (product(*shape) > (int64_t(1) << 28))
-    return importer.emitError() << "Expand to [" << *shape << "] is too large";
+  // The numpy broadcast of the input's shape and the target.
+  size_t rank = std::max(from->size(), target->size());
+  SymbolicShape shape(rank, SymbolicSize(1));
+  for (size_t i = 0; i < rank; ++i) {
+    SymbolicSize x = i < rank - from->size() ? SymbolicSize(1)
+                                              : (*from)[i - (rank - from->size())];
+    SymbolicSize y = i < rank - target->size()
+                         ? SymbolicSize(1)
+                         : (*target)[i - (rank - target->size())];
+    std::optional<int64_t> c = y.getConstant();
+    if (c && *c < 0)
+      return importer.emitError() << "cannot expand " << importer.str(*from)
+                                  << " to " << importer.str(*target);
+    if (x != y && x != SymbolicSize(1) && y != SymbolicSize(1))
+      return importer.emitError() << "cannot expand " << importer.str(*from)
+                                  << " to " << importer.str(*target);
+    shape[i] = x == SymbolicSize(1) ? y : x;
+  }
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
+  bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
+  if (isStatic && product(staticShape) > (int64_t(1) << 28))
+    return importer.emitError() << "Expand to [" << staticShape
+                                << "] is too large";
   if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
-    if (product(*shape) <= kMaxLiteralElements) {
-      SmallVector<int64_t> strides = getStrides(*shape);
+    if (isStatic && product(staticShape) <= kMaxLiteralElements) {
+      SmallVector<int64_t> strides = getStrides(staticShape);
       return importer.setLiteral(
-          node, 0, remap(*literal, *shape, [&](ArrayRef<int64_t> coords) {
+          node, 0, remap(*literal, staticShape, [&](ArrayRef<int64_t> coords) {
             int64_t index = 0;
             for (size_t d = 0; d < coords.size(); ++d)
               index += coords[d] * strides[d];
-            return broadcastIndex(*shape, index, literal->shape);
+            return broadcastIndex(staticShape, index, literal->shape);
           }));
     }
   }
-  if (product(*shape) == 0)
+  if (llvm::is_contained(shape, SymbolicSize(0)))
     return importer.emitError() << "empty tensors are not supported";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
-  return importer.setValue(node, 0, importer.broadcastTo(*value, *shape));
+  return importer.setValue(node, 0, importer.broadcastTo(*value, shape));
 }
 
 static LogicalResult importTrilu(Importer &importer,
@@ -718,6 +951,67 @@ static LogicalResult importTrilu(Importer &importer,
   bool upper = getIntAttr(node, "upper", 1) != 0;
   int64_t rows = type->getDimSize(type->getRank() - 2);
   int64_t cols = type->getDimSize(type->getRank() - 1);
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols)) {
+    // A triangle of dynamic size: element (i, j) kept where j - i >= k
+    // (upper) or <= k, computed from the indices.
+    FailureOr<Value> value = importer.getValue(node, 0);
+    if (failed(value))
+      return failure();
+    SymbolicShape shape = importer.shapeOf(*value);
+    ImplicitLocOpBuilder &b = importer.builder();
+    int64_t rank = type->getRank();
+    Value init = importer.empty(shape, type->getElementType());
+    auto map = b.getMultiDimIdentityMap(rank);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    // A triangle of a splat (ConstantOfShape) selects between constants,
+    // and k of 0 or 1 compares the indices directly: the form in which the
+    // attention fusion sees a causal mask.
+    std::optional<Attribute> splatValue;
+    if (auto fill = value->getDefiningOp<linalg::FillOp>())
+      if (auto constant =
+              fill.getInputs().front().getDefiningOp<arith::ConstantOp>())
+        splatValue = constant.getValue();
+    Value result =
+        linalg::GenericOp::create(
+            b, init.getType(), ValueRange{*value}, ValueRange{init},
+            ArrayRef<AffineMap>{map, map}, iterators,
+            [&](OpBuilder &nested, Location loc, ValueRange args) {
+              Value i = linalg::IndexOp::create(nested, loc, rank - 2);
+              Value j = linalg::IndexOp::create(nested, loc, rank - 1);
+              Value keep;
+              if (upper && (k == 0 || k == 1))
+                keep = arith::CmpIOp::create(
+                    nested, loc,
+                    k ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge,
+                    j, i);
+              else if (!upper && (k == 0 || k == -1))
+                keep = arith::CmpIOp::create(
+                    nested, loc,
+                    k ? arith::CmpIPredicate::slt : arith::CmpIPredicate::sle,
+                    j, i);
+              else
+                keep = arith::CmpIOp::create(
+                    nested, loc,
+                    upper ? arith::CmpIPredicate::sge
+                          : arith::CmpIPredicate::sle,
+                    arith::SubIOp::create(nested, loc, j, i),
+                    arith::ConstantIndexOp::create(nested, loc, k));
+              Type elementType = args[0].getType();
+              Value kept = args[0];
+              if (splatValue)
+                kept = arith::ConstantOp::create(nested, loc,
+                                                 cast<TypedAttr>(*splatValue));
+              Value zero = arith::ConstantOp::create(
+                  nested, loc, nested.getZeroAttr(elementType));
+              linalg::YieldOp::create(
+                  nested, loc,
+                  arith::SelectOp::create(nested, loc, keep, kept, zero)
+                      .getResult());
+            })
+            ->getResult(0);
+    return importer.setValue(node, 0, importer.withShape(result, shape));
+  }
   // Whether element (i, j) is kept.
   auto keep = [&](int64_t flat) {
     int64_t j = flat % cols, i = (flat / cols) % rows;
@@ -744,10 +1038,15 @@ static LogicalResult importTrilu(Importer &importer,
       importer.constant(DenseElementsAttr::get(
           RankedTensorType::get({rows, cols}, b.getI1Type()),
           ArrayRef<bool>(mask))),
-      type->getShape());
+      importer.shapeOf(*value));
+  SymbolicShape shape = importer.shapeOf(*value);
   return importer.setValue(
       node, 0,
-      arith::SelectOp::create(b, maskValue, *value, importer.splat(*type, 0)));
+      importer.withShape(
+          arith::SelectOp::create(
+              b, maskValue, *value,
+              importer.splat(shape, type->getElementType(), 0)),
+          shape));
 }
 
 void mlir::tfm::onnx_import::addShapeHandlers(HandlerTable &table) {

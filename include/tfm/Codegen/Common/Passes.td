@@ -109,6 +109,24 @@ def TfmSplatConstantsToFill : Pass<"tfm-splat-constants-to-fill"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TfmLowerAsserts : Pass<"tfm-lower-asserts", "::mlir::ModuleOp"> {
+  let summary = "Failed checks of the model report their message and exit 1";
+  let description = [{
+    Lowers every `cf.assert` to a branch that calls the runtime's
+    `tfm_check_failed(message)` (runtime/Checks.cpp), which prints
+    `error: <message>` and ends the process with exit code 1, as the
+    binaries do for other bad input. Upstream's lowering aborts without the
+    message. The ONNX importer writes such checks where a symbolic size
+    must respect a bound that it cannot know at import time (a Slice of
+    the first `seq` rows of a position table).
+
+    It runs in the LLVM stage, after the lowering of structured control
+    flow and before that of `cf`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::cf::ControlFlowDialect"];
+}
+
 def TfmCopyRepeatedResults : Pass<"tfm-copy-repeated-results",
                                    "::mlir::func::FuncOp"> {
   let summary = "Give each result of a function a tensor of its own";

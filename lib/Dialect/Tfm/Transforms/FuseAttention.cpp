@@ -609,7 +609,32 @@ bool isCausal(const MaskUse &mask, double factor) {
   if (!dims)
     return false;
   auto [queryDim, keyDim] = *dims;
-  if (auto generic = mask.source.getDefiningOp<linalg::GenericOp>())
+  // Unit dimensions added by an expand_shape (an ONNX Unsqueeze of a
+  // triangle computed at run time) are not the mask's.
+  Value source = mask.source;
+  while (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>()) {
+    auto type = cast<RankedTensorType>(source.getType());
+    std::optional<int64_t> query, key;
+    bool unitOthers = true;
+    for (auto [group, dims] :
+         llvm::enumerate(expand.getReassociationIndices())) {
+      for (int64_t d : dims) {
+        if (d == queryDim)
+          query = group;
+        else if (d == keyDim)
+          key = group;
+        else if (llvm::is_contained(dims, queryDim) ||
+                 llvm::is_contained(dims, keyDim))
+          unitOthers &= type.getDimSize(d) == 1;
+      }
+    }
+    if (!query || !key || *query == *key || !unitOthers)
+      break;
+    queryDim = *query;
+    keyDim = *key;
+    source = expand.getSrc();
+  }
+  if (auto generic = source.getDefiningOp<linalg::GenericOp>())
     return isCausalIndexMask(generic, queryDim, keyDim, factor);
   DenseFPElementsAttr attr;
   if (matchPattern(mask.source, m_Constant(&attr)))
