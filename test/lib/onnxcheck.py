@@ -201,6 +201,17 @@ def vit():
     return model
 
 
+def swin():
+    """A small torchvision Swin Transformer: 40x40 images make 10x10 patches
+    that its 4x4 windows pad to 12x12 (Pad, Mod), shifted windows (Slice and
+    Concat rolls, the ScatterND-built mask) in the first stage, patch
+    merging, and GlobalAveragePool."""
+    from torchvision.models.swin_transformer import SwinTransformer
+    return SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2],
+                           num_heads=[2, 4], window_size=[4, 4],
+                           num_classes=10)
+
+
 def randn(*shape):
     return torch.randn(*shape)
 
@@ -258,6 +269,7 @@ MODELS = {
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
+    "swin": (swin, lambda: (randn(BATCH, 3, 40, 40),)),
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
 }

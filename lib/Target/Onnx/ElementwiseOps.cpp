@@ -295,6 +295,63 @@ static Value splatLike(ImplicitLocOpBuilder &b, Value like, double value) {
 }
 
 //===----------------------------------------------------------------------===//
+// Mod
+//===----------------------------------------------------------------------===//
+
+/// Mod: with fmod = 0 (integers only) the remainder has the divisor's sign,
+/// as Python's %; with fmod = 1 the dividend's, as C's fmod. Swin
+/// Transformers compute their window padding with it.
+static LogicalResult importMod(Importer &importer,
+                               const onnx::NodeProto &node) {
+  bool fmod = getIntAttr(node, "fmod", 0) != 0;
+  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  if (failed(type))
+    return failure();
+  if (!fmod && isa<FloatType>(type->getElementType()))
+    return importer.emitError()
+           << "Mod of floats needs fmod = 1 (ONNX defines no other)";
+  Elementwise op;
+  op.evaluate = [fmod](ArrayRef<double> x) {
+    if (x[1] == 0)
+      return 0.0;
+    if (fmod)
+      return std::fmod(x[0], x[1]);
+    return x[0] - std::floor(x[0] / x[1]) * x[1];
+  };
+  op.evaluateSymbolic = [fmod](ArrayRef<SymbolicSize> x)
+      -> std::optional<SymbolicSize> {
+    std::optional<int64_t> a = x[0].getConstant(), b = x[1].getConstant();
+    if (!a || !b || *b == 0)
+      return std::nullopt;
+    int64_t r = *a % *b;
+    if (!fmod && r != 0 && (r < 0) != (*b < 0))
+      r += *b;
+    return SymbolicSize(r);
+  };
+  op.emitFloat = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    return arith::RemFOp::create(b, x[0], x[1]);
+  };
+  op.emitInt = [fmod](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    Value r = arith::RemSIOp::create(b, x[0], x[1]);
+    if (fmod)
+      return r;
+    // A nonzero remainder whose sign differs from the divisor's moves by
+    // one divisor.
+    Value zero = splatLike(b, r, 0);
+    Value nonzero = arith::CmpIOp::create(b, arith::CmpIPredicate::ne, r, zero);
+    Value negative =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, r, zero);
+    Value divisorNegative =
+        arith::CmpIOp::create(b, arith::CmpIPredicate::slt, x[1], zero);
+    Value differ = arith::XOrIOp::create(b, negative, divisorNegative);
+    Value adjust = arith::AndIOp::create(b, nonzero, differ);
+    return arith::SelectOp::create(b, adjust,
+                                   arith::AddIOp::create(b, r, x[1]), r);
+  };
+  return importElementwise(importer, node, op, 2);
+}
+
+//===----------------------------------------------------------------------===//
 // Cast
 //===----------------------------------------------------------------------===//
 
@@ -371,6 +428,21 @@ static LogicalResult importIdentity(Importer &importer,
   if (failed(value))
     return failure();
   return importer.setValue(node, 0, *value);
+}
+
+/// Dropout at inference: its input, and a mask of ones if asked for.
+static LogicalResult importDropout(Importer &importer,
+                                   const onnx::NodeProto &node) {
+  if (failed(importIdentity(importer, node)))
+    return failure();
+  if (node.output_size() < 2 || node.output(1).empty())
+    return success();
+  FailureOr<SymbolicShape> shape = importer.getShape(node, 0);
+  if (failed(shape))
+    return failure();
+  ImplicitLocOpBuilder &b = importer.builder();
+  return importer.setValue(node, 1,
+                           importer.splat(*shape, b.getI1Type(), 1.0));
 }
 
 void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
@@ -505,7 +577,8 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
   };
   add("Not", logicalNot, 1);
 
+  table["Mod"] = importMod;
   table["Cast"] = importCast;
   table["Identity"] = importIdentity;
-  table["Dropout"] = importIdentity;
+  table["Dropout"] = importDropout;
 }

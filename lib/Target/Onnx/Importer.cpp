@@ -908,6 +908,7 @@ getAttributeType(StringRef name) {
       .Case("allowzero", A::INT)
       .Case("axis", A::INT)
       .Case("end", A::INT)
+      .Case("fmod", A::INT)
       .Case("group", A::INT)
       .Case("keepdims", A::INT)
       .Case("start", A::INT)

@@ -228,6 +228,11 @@ static LogicalResult importSoftmax(Importer &importer,
           shape));
 }
 
+static LogicalResult importMean(Importer &importer,
+                                const onnx::NodeProto &node,
+                                RankedTensorType inputType,
+                                ArrayRef<int64_t> axes, bool keepDims);
+
 static LogicalResult importReduceMean(Importer &importer,
                                       const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
@@ -247,7 +252,31 @@ static LogicalResult importReduceMean(Importer &importer,
   }
   llvm::sort(axes);
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  bool keepDims = getIntAttr(node, "keepdims", 1) != 0;
+  return importMean(importer, node, *type, axes,
+                    getIntAttr(node, "keepdims", 1) != 0);
+}
+
+/// GlobalAveragePool: the mean over the spatial dimensions, kept as 1s.
+static LogicalResult importGlobalAveragePool(Importer &importer,
+                                             const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  if (failed(type))
+    return failure();
+  if (type->getRank() < 3)
+    return importer.emitError()
+           << "GlobalAveragePool needs [N, C, spatial...], found " << *type;
+  return importMean(importer, node, *type,
+                    llvm::to_vector(llvm::seq<int64_t>(2, type->getRank())),
+                    /*keepDims=*/true);
+}
+
+/// The mean of input 0 (of `type`) over the sorted `axes`.
+static LogicalResult importMean(Importer &importer,
+                                const onnx::NodeProto &node,
+                                RankedTensorType inputType,
+                                ArrayRef<int64_t> axes, bool keepDims) {
+  auto type = &inputType;
+  int64_t rank = inputType.getRank();
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -438,6 +467,7 @@ void mlir::tfm::onnx_import::addNnHandlers(HandlerTable &table) {
   table["Gemm"] = importGemm;
   table["Softmax"] = importSoftmax;
   table["ReduceMean"] = importReduceMean;
+  table["GlobalAveragePool"] = importGlobalAveragePool;
   table["LayerNormalization"] = importLayerNormalization;
   table["Conv"] = importConv;
 }

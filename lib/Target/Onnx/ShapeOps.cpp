@@ -1049,6 +1049,117 @@ static LogicalResult importTrilu(Importer &importer,
           shape));
 }
 
+//===----------------------------------------------------------------------===//
+// Pad and ScatterND
+//===----------------------------------------------------------------------===//
+
+/// Pad in "constant" mode: a fill of the padded shape with the input
+/// inserted at the low pads (Swin Transformers pad feature maps to whole
+/// windows).
+static LogicalResult importPad(Importer &importer,
+                               const onnx::NodeProto &node) {
+  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<SmallVector<int64_t>> pads = importer.getInts(node, 1, "pads");
+  if (failed(type) || failed(pads))
+    return failure();
+  if (const onnx::AttributeProto *mode = getAttr(node, "mode");
+      mode && mode->s() != "constant")
+    return importer.emitError() << "unsupported Pad mode '" << mode->s()
+                                << "' (tfm imports mode \"constant\")";
+  if (Importer::hasInput(node, 3))
+    return importer.emitError() << "unsupported Pad with axes";
+  int64_t rank = type->getRank();
+  if (static_cast<int64_t>(pads->size()) != 2 * rank ||
+      llvm::any_of(*pads, [](int64_t p) { return p < 0 || p > (1 << 24); }))
+    return importer.emitError() << "Pad's pads [" << *pads
+                                << "] are not 2 x " << rank
+                                << " sizes of at least 0";
+  double fill = 0;
+  if (Importer::hasInput(node, 2)) {
+    std::optional<Literal> value = importer.getLiteral(node, 2);
+    if (!value || value->size() != 1)
+      return importer.emitError() << "Pad needs a constant scalar value";
+    fill = value->getDouble(0);
+  }
+  SymbolicShape shape = *importer.getShape(node, 0);
+  SymbolicShape offsets, padded;
+  for (int64_t d = 0; d < rank; ++d) {
+    offsets.push_back((*pads)[d]);
+    padded.push_back(shape[d] + (*pads)[d] + (*pads)[rank + d]);
+  }
+  if (llvm::is_contained(shape, SymbolicSize(0)))
+    return importer.emitError() << "empty tensors are not supported";
+  FailureOr<Value> value = importer.getValue(node, 0);
+  if (failed(value))
+    return failure();
+  if (ArrayRef<SymbolicSize>(padded) == ArrayRef<SymbolicSize>(shape))
+    return importer.setValue(node, 0, *value);
+  ImplicitLocOpBuilder &b = importer.builder();
+  Value init = importer.splat(padded, type->getElementType(), fill);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  Value result = tensor::InsertSliceOp::create(
+      b, *value, init, importer.getMixedSizes(offsets),
+      importer.getMixedSizes(shape), strides);
+  return importer.setValue(node, 0, importer.withShape(result, padded));
+}
+
+/// ScatterND on tensors known at import time (Swin's shifted-window mask
+/// is built so): a copy of the data with the slices at `indices` replaced
+/// by `updates`.
+static LogicalResult importScatterND(Importer &importer,
+                                     const onnx::NodeProto &node) {
+  std::optional<Literal> data = importer.getLiteral(node, 0);
+  std::optional<Literal> indices = importer.getLiteral(node, 1);
+  std::optional<Literal> updates = importer.getLiteral(node, 2);
+  if (!data || !indices || !updates)
+    return importer.emitError()
+           << "unsupported ScatterND of a tensor computed at run time (tfm "
+              "evaluates ScatterND on constants)";
+  if (const onnx::AttributeProto *reduction = getAttr(node, "reduction");
+      reduction && reduction->s() != "none")
+    return importer.emitError() << "unsupported ScatterND reduction '"
+                                << reduction->s() << "'";
+  if (indices->shape.empty() || indices->isFloat())
+    return importer.emitError() << "ScatterND's indices must be integers "
+                                   "of rank 1 or more";
+  int64_t k = indices->shape.back();
+  int64_t rank = data->shape.size();
+  if (k > rank)
+    return importer.emitError() << "ScatterND's indices address " << k
+                                << " dimensions of a tensor of rank " << rank;
+  // updates: indices.shape[:-1] + data.shape[k:].
+  SmallVector<int64_t> expected(ArrayRef(indices->shape).drop_back());
+  llvm::append_range(expected, ArrayRef(data->shape).drop_front(k));
+  if (updates->shape != expected ||
+      updates->elementType != data->elementType)
+    return importer.emitError()
+           << "ScatterND's updates have shape [" << updates->shape
+           << "], expected [" << expected << "]";
+  SmallVector<int64_t> strides = getStrides(data->shape);
+  int64_t slice = product(ArrayRef(data->shape).drop_front(k));
+  Literal result = *data;
+  for (int64_t i = 0, n = product(ArrayRef(indices->shape).drop_back()); i < n;
+       ++i) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t index = indices->ints[i * k + d];
+      int64_t dim = data->shape[d];
+      if (index < -dim || index >= dim)
+        return importer.emitError()
+               << "ScatterND index " << index
+               << " is out of range for dimension " << d << " of size " << dim;
+      offset += (index < 0 ? index + dim : index) * strides[d];
+    }
+    for (int64_t j = 0; j < slice; ++j) {
+      if (result.isFloat())
+        result.floats[offset + j] = updates->floats[i * slice + j];
+      else
+        result.ints[offset + j] = updates->ints[i * slice + j];
+    }
+  }
+  return importer.setLiteral(node, 0, result);
+}
+
 void mlir::tfm::onnx_import::addShapeHandlers(HandlerTable &table) {
   table["Constant"] = importConstant;
   table["ConstantOfShape"] = importConstantOfShape;
@@ -1065,4 +1176,6 @@ void mlir::tfm::onnx_import::addShapeHandlers(HandlerTable &table) {
   table["Gather"] = importGather;
   table["Expand"] = importExpand;
   table["Trilu"] = importTrilu;
+  table["Pad"] = importPad;
+  table["ScatterND"] = importScatterND;
 }

@@ -974,6 +974,74 @@ void AttentionMatcher::addScale(Value side, bool divide) {
 
 /// Records an additive mask: causal, or the attention's `mask` operand. The
 /// scale factors found so far (walking backwards) apply after the mask.
+/// The elements of the constant `mask` broadcast to the scores it is added
+/// to, in their row-major order, or nothing if it is not a constant of
+/// static shape (or is too large to expand).
+std::optional<std::vector<double>> expandConstantMask(const MaskUse &mask) {
+  DenseFPElementsAttr attr;
+  if (!matchPattern(mask.source, m_Constant(&attr)) ||
+      !mask.scoresType.hasStaticShape() ||
+      mask.scoresType.getNumElements() > (int64_t{1} << 24))
+    return std::nullopt;
+  ArrayRef<int64_t> scores = mask.scoresType.getShape();
+  ArrayRef<int64_t> source = attr.getType().getShape();
+  SmallVector<int64_t> sourceStrides(source.size(), 1);
+  for (int64_t i = static_cast<int64_t>(source.size()) - 2; i >= 0; --i)
+    sourceStrides[i] = sourceStrides[i + 1] * source[i + 1];
+  std::vector<double> values;
+  for (const APFloat &value : attr.getValues<APFloat>())
+    values.push_back(value.convertToDouble());
+  std::vector<double> expanded(mask.scoresType.getNumElements());
+  SmallVector<int64_t> coordinates(scores.size());
+  for (int64_t flat = 0, e = expanded.size(); flat < e; ++flat) {
+    int64_t rest = flat;
+    for (int64_t d = static_cast<int64_t>(scores.size()) - 1; d >= 0; --d) {
+      coordinates[d] = rest % scores[d];
+      rest /= scores[d];
+    }
+    int64_t index = 0;
+    for (auto [j, scoreDim] : llvm::enumerate(mask.scoreDims))
+      if (source[j] != 1)
+        index += coordinates[scoreDim] * sourceStrides[j];
+    expanded[flat] = values[index];
+  }
+  return expanded;
+}
+
+/// Two constant masks added to the scores (Swin's relative position bias
+/// and its shifted windows' mask, each on its own view of the scores) as
+/// one constant over the scores of whichever of them `scoresType` has. The
+/// scores' views between them are reshapes that keep their order, so the
+/// masks add element by element. Nothing if either is not a constant.
+std::optional<MaskUse> combineConstantMasks(const MaskUse &a, const MaskUse &b,
+                                            RankedTensorType scoresType) {
+  if (a.scoresType.getNumElements() != b.scoresType.getNumElements())
+    return std::nullopt;
+  std::optional<std::vector<double>> x = expandConstantMask(a);
+  std::optional<std::vector<double>> y = expandConstantMask(b);
+  if (!x || !y)
+    return std::nullopt;
+  const MaskUse &layout = b.scoresType == scoresType ? b : a;
+  auto elementType = cast<FloatType>(layout.scoresType.getElementType());
+  SmallVector<APFloat> sum;
+  for (auto [u, v] : llvm::zip_equal(*x, *y)) {
+    APFloat element(u + v);
+    bool losesInfo;
+    element.convert(elementType.getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &losesInfo);
+    sum.push_back(element);
+  }
+  OpBuilder builder(a.source.getContext());
+  builder.setInsertionPointAfterValue(a.source);
+  Value constant = arith::ConstantOp::create(
+      builder, a.source.getLoc(),
+      DenseElementsAttr::get(layout.scoresType, sum));
+  return MaskUse{constant,
+                 llvm::to_vector(llvm::seq<int64_t>(
+                     0, layout.scoresType.getRank())),
+                 layout.scoresType};
+}
+
 void AttentionMatcher::addMask(MaskUse mask) {
   lookThroughBroadcasts(mask);
   double factorAfter = result.scale;
@@ -989,7 +1057,14 @@ void AttentionMatcher::addMask(MaskUse mask) {
     return;
   }
   if (result.mask) {
-    reject(RejectKind::Mask, "more than one additive mask");
+    std::optional<MaskUse> combined =
+        combineConstantMasks(*result.mask, mask, result.scoresType);
+    if (!combined) {
+      reject(RejectKind::Mask,
+             "more than one additive mask, not all of them constants");
+      return;
+    }
+    result.mask = std::move(*combined);
     return;
   }
   result.mask = std::move(mask);
