@@ -1836,3 +1836,39 @@ func.func @lowering_config_negative() attributes {c = #tfm.lowering_config<tile_
 func.func @lowering_config_interchange() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], interchange = [[0, 0, 2]]>} {
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// zero-sized dimensions the lowerings cannot tile
+//===----------------------------------------------------------------------===//
+
+func.func @attention_zero_head_dim(%q: tensor<8x10x0xf32>, %k: tensor<8x12x0xf32>, %v: tensor<8x12x32xf32>) {
+  // expected-error @+1 {{'tfm.attention' op expected the head dimension (dimension 2 of query) to be at least 1, found 'tensor<8x10x0xf32>'}}
+  %0 = tfm.attention %q, %k, %v : (tensor<8x10x0xf32>, tensor<8x12x0xf32>, tensor<8x12x32xf32>) -> tensor<8x10x32xf32>
+  return
+}
+
+// -----
+
+func.func @multi_head_attention_zero_batch(%x: tensor<0x4x32xf32>, %w: tensor<32x32xf32>) {
+  // expected-error @+1 {{'tfm.multi_head_attention' op expected the batch (dimension 0 of query) to be at least 1, found 'tensor<0x4x32xf32>'}}
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %w, %w, %w) {num_heads = 4 : i64} : (tensor<0x4x32xf32>, tensor<0x4x32xf32>, tensor<0x4x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<0x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @multi_head_attention_zero_keys(%x: tensor<2x4x32xf32>, %kv: tensor<2x0x32xf32>, %w: tensor<32x32xf32>) {
+  // expected-error @+1 {{'tfm.multi_head_attention' op expected the sequence length (dimension 1 of key) to be at least 1, found 'tensor<2x0x32xf32>'}}
+  %0 = tfm.multi_head_attention %x, %kv, %kv weights(%w, %w, %w, %w) {num_heads = 4 : i64} : (tensor<2x4x32xf32>, tensor<2x0x32xf32>, tensor<2x0x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<2x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @prepend_class_token_zero_features(%x: tensor<1x196x0xf32>, %cls: tensor<1x1x0xf32>) {
+  // expected-error @+1 {{'tfm.prepend_class_token' op expected the feature size (dimension 2 of input) to be at least 1, found 'tensor<1x196x0xf32>'}}
+  %0 = tfm.prepend_class_token %x, %cls : (tensor<1x196x0xf32>, tensor<1x1x0xf32>) -> tensor<1x197x0xf32>
+  return
+}

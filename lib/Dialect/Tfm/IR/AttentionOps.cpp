@@ -177,6 +177,10 @@ LogicalResult AttentionOp::verify() {
                                       getValidLens(), getMask())) ||
       failed(verifyScale(*this, getScaleAttr())))
     return failure();
+  // Scores of zero-sized vectors: the tiled lowering has no vector to read.
+  if (failed(verifyNonZeroDim(*this, {"query", getQuery()}, -1,
+                              "the head dimension")))
+    return failure();
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());
 }
 
@@ -416,6 +420,16 @@ LogicalResult MultiHeadAttentionOp::verify() {
       failed(verifyDim(*this, wo, 1, wq.getDim(0), "w_q's model dimension")))
     return failure();
   if (failed(verifyDivisible(*this, wq, 0, getNumHeads(), "model dimension")))
+    return failure();
+  // The split into heads and the projections tile every dimension.
+  static constexpr StringLiteral kDims[] = {"the batch", "the sequence length",
+                                            "the feature size"};
+  for (const NamedValue &operand : {q, k, v})
+    for (int64_t d = 0; d < 3; ++d)
+      if (failed(verifyNonZeroDim(*this, operand, d, kDims[d])))
+        return failure();
+  if (failed(verifyNonZeroDim(*this, wq, 0, "the model dimension")) ||
+      failed(verifyNonZeroDim(*this, wo, 0, "the output dimension")))
     return failure();
 
   NamedValue bq{"b_q", getBQ()}, bk{"b_k", getBK()}, bv{"b_v", getBV()},

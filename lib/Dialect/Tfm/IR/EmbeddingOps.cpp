@@ -118,7 +118,8 @@ LogicalResult PrependClassTokenOp::verify() {
       failed(verifyDim(*this, token, 0, 1, "one token shared by the batch")) ||
       failed(verifyDim(*this, token, 1, 1, "a single token")) ||
       failed(verifyDim(*this, token, 2, input.getDim(2),
-                       "the input's features")))
+                       "the input's features")) ||
+      failed(verifyNonZeroDim(*this, input, 2, "the feature size")))
     return failure();
   return success();
 }

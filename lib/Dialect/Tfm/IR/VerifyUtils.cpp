@@ -55,6 +55,16 @@ LogicalResult tfm::verifyDim(Operation *op, const NamedValue &v, int64_t dim,
                            << " (" << reason << "), found " << v.getType();
 }
 
+LogicalResult tfm::verifyNonZeroDim(Operation *op, const NamedValue &v,
+                                    int64_t dim, StringRef what) {
+  if (v.getDim(dim) != 0)
+    return success();
+  int64_t index = dim < 0 ? v.getRank() + dim : dim;
+  return op->emitOpError() << "expected " << what << " (dimension " << index
+                           << " of " << v.name << ") to be at least 1, found "
+                           << v.getType();
+}
+
 LogicalResult tfm::verifySameElementType(Operation *op, const NamedValue &ref,
                                          ArrayRef<NamedValue> others) {
   Type expected = ref.getType().getElementType();

@@ -49,6 +49,12 @@ LogicalResult verifyMinRank(Operation *op, const NamedValue &v, int64_t rank,
 LogicalResult verifyDim(Operation *op, const NamedValue &v, int64_t dim,
                         int64_t expected, const Twine &reason);
 
+/// Checks that dimension `dim` of `v` (negative counts from the end) is not
+/// 0, for ops whose lowering needs at least one element along it; `what`
+/// names the dimension in the diagnostic ("the head dimension").
+LogicalResult verifyNonZeroDim(Operation *op, const NamedValue &v, int64_t dim,
+                               StringRef what);
+
 /// Checks that every value in `others` has the element type of `ref`.
 LogicalResult verifySameElementType(Operation *op, const NamedValue &ref,
                                     ArrayRef<NamedValue> others);
