@@ -4,10 +4,13 @@ size, on the same inputs.
 
     /usr/bin/python3 bench/dynamic.py [--compiler PATH] [--work DIR]
         [--sizes 1x128 8x128 1x384 1x100] [--rounds 5] [--threads 1 2]
-        [--json FILE] [--markdown FILE]
+        [--onnx] [--json FILE] [--markdown FILE]
 
 The layer is BERT-base's (width 768, 12 heads, 3072 hidden units, post-norm,
-valid_lens masking), written in tfm IR with its weights as inputs. For each
+valid_lens masking), written in tfm IR with its weights as inputs; with
+--onnx it is PyTorch's nn.TransformerEncoderLayer of the same sizes,
+exported with dynamic_axes (batch and seq) for the dynamic build and at
+each size for the static ones, its weights in the ONNX files. For each
 size and thread count the static and the dynamic executable run in turn,
 ROUNDS times each, interleaved (a fresh process each, --bench with a fixed
 number of runs); the table gives the median of the per-round medians and
@@ -63,6 +66,32 @@ def inputs(rng, b, s):
     return arrays
 
 
+def export_layer(work, sizes):
+    """Exports nn.TransformerEncoderLayer(768, 12, 3072) once with dynamic
+    batch and sequence axes and once at each size; returns {size or
+    "dynamic": path}."""
+    import torch
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(D, H, F, batch_first=True).eval()
+    os.makedirs(work, exist_ok=True)
+    paths = {}
+    for size in ["dynamic"] + list(sizes):
+        b, s = (2, 16) if size == "dynamic" else (
+            int(v) for v in size.split("x"))
+        path = os.path.join(work, f"layer-{size}.onnx")
+        paths[size] = path
+        if os.path.exists(path):
+            continue
+        axes = ({"x": {0: "batch", 1: "seq"}, "y": {0: "batch", 1: "seq"}}
+                if size == "dynamic" else None)
+        # With gradients enabled: the exporter cannot export the fused fast
+        # path that eval mode takes without them.
+        torch.onnx.export(layer, (torch.randn(b, s, D),), path,
+                          opset_version=17, input_names=["x"],
+                          output_names=["y"], dynamic_axes=axes)
+    return paths
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--compiler", default=common.DEFAULT_COMPILER)
@@ -73,21 +102,39 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--onnx", action="store_true",
+                        help="the same layer from PyTorch, as ONNX")
     parser.add_argument("--json")
     parser.add_argument("--markdown")
     args = parser.parse_args()
 
     start = time.time()
-    dynamic = common.compile_graph(args.compiler, layer("?", "?"), args.work,
-                                   "dynamic")
+    if args.onnx:
+        work = os.path.join(args.work, "onnx")
+        models = export_layer(work, args.sizes)
+
+        def build(size):
+            return common.compile_file(
+                args.compiler, models[size],
+                os.path.join(work, f"onnx-{size}"))
+    else:
+        def build(size):
+            if size == "dynamic":
+                return common.compile_graph(args.compiler, layer("?", "?"),
+                                            args.work, "dynamic")
+            b, s = size.split("x")
+            return common.compile_graph(args.compiler, layer(b, s),
+                                        args.work, f"static-{size}")
+    dynamic = build("dynamic")
     rows, results = [], []
     for size in args.sizes:
         b, s = (int(v) for v in size.split("x"))
-        static = common.compile_graph(args.compiler, layer(b, s), args.work,
-                                      f"static-{size}")
+        static = build(size)
         rng = np.random.default_rng(0)
         paths = []
-        for i, array in enumerate(inputs(rng, b, s)):
+        arrays = ([rng.standard_normal((b, s, D)).astype(np.float32)]
+                  if args.onnx else inputs(rng, b, s))
+        for i, array in enumerate(arrays):
             paths.append(os.path.join(args.work, f"{size}-in{i}.npy"))
             np.save(paths[-1], array)
         outs = {name: os.path.join(args.work, f"{size}-{name}.npy")
@@ -113,8 +160,10 @@ def main():
     table = common.markdown_table(
         ["batch x seq", "threads", "static ms", "dynamic ms",
          "dynamic / static", "max rel. diff."], rows)
+    source = ("nn.TransformerEncoderLayer from PyTorch (ONNX)" if args.onnx
+              else "(tfm IR)")
     text = (f"{common.machine_description()}\n\nBERT-base encoder layer "
-            f"(tfm IR), medians of {args.rounds} interleaved rounds of "
+            f"{source}, medians of {args.rounds} interleaved rounds of "
             f"{args.runs} runs\n\n{table}\n")
     common.print_report(text, args.markdown)
     if args.json:

@@ -13,7 +13,9 @@
 
 extern "C" [[noreturn]] void tfm_check_failed(const char *message) {
   std::fprintf(stderr, "error: %s\n", message);
-  // From any thread, without running atexit handlers that could wait for
+  // What the caller of a library wrote before stays written; then out,
+  // from any thread, without running atexit handlers that could wait for
   // the other threads.
+  std::fflush(nullptr);
   std::_Exit(1);
 }

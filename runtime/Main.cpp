@@ -93,6 +93,11 @@ void bindInput(const Signature &signature, size_t index, const TensorSpec &spec,
     if (size == 0)
       mismatch(": " + name + " (" + here + ") is 0; dynamic sizes must be "
                "at least 1");
+    if (int64_t bound = signature.dimBounds[symbol]; bound && size > bound)
+      mismatch(": " + name + " (" + here + ") is " + std::to_string(size) +
+               ", above the bound of " + std::to_string(bound) +
+               " the model was compiled with (--max-size=" + name + "=" +
+               std::to_string(bound) + ")");
     Binding &binding = bindings[symbol];
     if (binding.value < 0) {
       binding = {size, here};

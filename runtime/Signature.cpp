@@ -59,7 +59,17 @@ bool tfm::runtime::parseSignature(const char *text, Signature &signature,
     std::string kind, dtype, dims;
     TensorSpec spec;
     if (v2 && line.rfind("dim ", 0) == 0 && signature.inputs.empty()) {
-      signature.dimNames.push_back(line.substr(4));
+      std::string name;
+      int64_t bound = 0;
+      fields >> kind >> name;
+      if (!(fields >> bound))
+        bound = 0;
+      if (name.empty() || bound < 0) {
+        error = "the model's signature has a malformed line: " + line;
+        return false;
+      }
+      signature.dimNames.push_back(name);
+      signature.dimBounds.push_back(bound);
       continue;
     }
     if (!(fields >> kind >> spec.name >> dtype >> dims) ||

@@ -14,7 +14,8 @@
 // shapes, which are separated by commas:
 //
 //   tfm-signature-v2
-//   dim <name>                          (one line per dynamic size)
+//   dim <name> [<max>]                  (one line per dynamic size, with
+//                                        its bound if compiled with one)
 //   in <name> <dtype> <d0>,<d1>,...     (each a size or a dim's name)
 //   out <name> <dtype> <d0>,<d1>,...
 //
@@ -52,6 +53,8 @@ struct TensorSpec {
 
 struct Signature {
   std::vector<std::string> dimNames;
+  /// Per dynamic size its upper bound, or 0 for none.
+  std::vector<int64_t> dimBounds;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
 

@@ -133,6 +133,14 @@ cl::opt<std::string> entryName(
     "entry",
     cl::desc("Function to compile (default: the only public one, or @main)"),
     cl::cat(category));
+cl::list<std::string> maxSizes(
+    "max-size",
+    cl::desc("An upper bound of a dynamic size, NAME=N (e.g. seq=4096; "
+             "repeatable): the binary refuses larger inputs, and the "
+             "signature and C header record it"),
+    cl::value_desc("name=N"), cl::cat(category));
+cl::opt<int64_t> maxSeq("max-seq", cl::desc("Same as --max-size=seq=N"),
+                        cl::value_desc("N"), cl::init(0), cl::cat(category));
 cl::opt<std::string> weightsFile(
     "weights", cl::desc("safetensors file holding the weight arguments"),
     cl::value_desc("file"), cl::cat(category));
@@ -420,6 +428,9 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   pm.addPass(tfm::createTfmBindWeights(weights));
   tfm::TfmPrepareEntryOptions entryOptions;
   entryOptions.entry = entryName;
+  entryOptions.maxSizes.assign(maxSizes.begin(), maxSizes.end());
+  if (maxSeq != 0)
+    entryOptions.maxSizes.push_back("seq=" + std::to_string(maxSeq));
   pm.addPass(tfm::createTfmPrepareEntry(entryOptions));
   if (failed(buildPipeline(pm, *machine)))
     return 1;

@@ -4,7 +4,10 @@
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "llvm/ADT/StringExtras.h"
@@ -195,7 +198,64 @@ static LogicalResult checkTensorSizes(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
+/// Applies `maxSizes` (each "NAME=N") to the dynamic sizes of `signature`,
+/// and checks each bounded size at the start of `entry`: a caller of the
+/// library past the bound gets the runtime's message and exit code 1, as
+/// the executable does before it runs the model.
+static LogicalResult applyMaxSizes(func::FuncOp entry,
+                                   ArrayRef<std::string> maxSizes,
+                                   EntrySignature &signature) {
+  signature.dimBounds.assign(signature.dimNames.size(), 0);
+  for (const std::string &text : maxSizes) {
+    auto [name, value] = StringRef(text).split('=');
+    int64_t bound;
+    if (value.getAsInteger(10, bound) || bound < 1)
+      return mlir::emitError(entry.getLoc())
+             << "max size '" << text << "': expected NAME=N with N >= 1";
+    auto it = llvm::find(signature.dimNames, name);
+    if (it == signature.dimNames.end()) {
+      InFlightDiagnostic diag = mlir::emitError(entry.getLoc())
+                                << "max size '" << text << "': entry @"
+                                << entry.getSymName()
+                                << " has no dynamic size named '" << name
+                                << "'";
+      if (signature.dimNames.empty())
+        diag << " (its shapes are static)";
+      else
+        diag << " (its sizes: " << llvm::join(signature.dimNames, ", ")
+             << ")";
+      return diag;
+    }
+    signature.dimBounds[it - signature.dimNames.begin()] = bound;
+  }
+  OpBuilder b = OpBuilder::atBlockBegin(&entry.getBody().front());
+  Location loc = entry.getLoc();
+  for (auto [symbol, bound] : llvm::enumerate(signature.dimBounds)) {
+    if (!bound)
+      continue;
+    // The first input that has the size.
+    for (auto [i, spec] : llvm::enumerate(signature.inputs)) {
+      auto dim = llvm::find(spec.dims, TensorSpec::symbolDim(symbol));
+      if (dim == spec.dims.end())
+        continue;
+      Value size = tensor::DimOp::create(b, loc, entry.getArgument(i),
+                                         dim - spec.dims.begin());
+      Value within = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ule, size,
+          arith::ConstantIndexOp::create(b, loc, bound));
+      cf::AssertOp::create(b, loc, within,
+                           signature.dimNames[symbol] +
+                               " is above the bound of " +
+                               std::to_string(bound) +
+                               " the model was compiled with");
+      break;
+    }
+  }
+  return success();
+}
+
+FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
+                                       ArrayRef<std::string> maxSizes) {
   EntrySignature signature;
   signature.name = sanitizeName(entry.getSymName());
   // The typed C function is tfm_<entry>, next to tfm_run and tfm_signature.
@@ -226,6 +286,8 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry) {
   if (failed(bindEntryDims(entry, signature)))
     return failure();
   uniqueParameterNames(signature);
+  if (failed(applyMaxSizes(entry, maxSizes, signature)))
+    return failure();
   // The names now live in the signature; LLVM has no use for them.
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
@@ -280,6 +342,10 @@ void recordEntrySignature(ModuleOp module, const EntrySignature &signature) {
                                     signature.dimNames.end());
     fields.push_back(NamedAttribute(StringAttr::get(ctx, "dim_names"),
                                     b.getStrArrayAttr(dimNames)));
+    if (llvm::any_of(signature.dimBounds, [](int64_t n) { return n != 0; }))
+      fields.push_back(
+          NamedAttribute(StringAttr::get(ctx, "dim_bounds"),
+                         DenseI64ArrayAttr::get(ctx, signature.dimBounds)));
   }
   module->setAttr(kEntrySignatureAttr, DictionaryAttr::get(ctx, fields));
 }
@@ -343,6 +409,16 @@ FailureOr<EntrySignature> readEntrySignature(ModuleOp module) {
       signature.dimNames.push_back(text.str());
     }
   size_t numSymbols = signature.dimNames.size();
+  signature.dimBounds.assign(numSymbols, 0);
+  if (auto bounds = dict ? dict.getAs<DenseI64ArrayAttr>("dim_bounds")
+                         : DenseI64ArrayAttr()) {
+    if (bounds.size() != static_cast<int64_t>(numSymbols) ||
+        llvm::any_of(bounds.asArrayRef(), [](int64_t n) { return n < 0; }))
+      validNames = false;
+    else
+      signature.dimBounds.assign(bounds.asArrayRef().begin(),
+                                 bounds.asArrayRef().end());
+  }
   if (!name || !validNames ||
       !attrToSpecs(dict.get("inputs"), numSymbols, signature.inputs) ||
       !attrToSpecs(dict.get("outputs"), numSymbols, signature.outputs))
@@ -371,12 +447,14 @@ static std::string shapeText(const TensorSpec &spec,
 }
 
 /// Version 1 for entries of static shape; version 2 lists the dynamic
-/// sizes first (`dim batch`) and names them in the shapes.
+/// sizes first (`dim batch`, or `dim seq 4096` with its bound) and names
+/// them in the shapes.
 static std::string signatureText(const EntrySignature &signature) {
   bool dynamic = !signature.dimNames.empty();
   std::string text = dynamic ? "tfm-signature-v2\n" : "tfm-signature-v1\n";
-  for (const std::string &dim : signature.dimNames)
-    text += "dim " + dim + "\n";
+  for (auto [dim, bound] :
+       llvm::zip_equal(signature.dimNames, signature.dimBounds))
+    text += "dim " + dim + (bound ? " " + std::to_string(bound) : "") + "\n";
   for (const TensorSpec &in : signature.inputs)
     text += llvm::formatv("in {0} {1} {2}\n", in.name,
                           getDTypeName(in.type.getElementType()),
@@ -597,7 +675,19 @@ std::string renderHeader(const EntrySignature &signature, StringRef source,
   if (dynamic) {
     os << " *   ";
     llvm::interleaveComma(signature.dimNames, os);
-    os << ": the dynamic sizes, each at least 1\n";
+    os << ": the dynamic sizes, each at least 1";
+    bool bounded = false;
+    for (auto [name, bound] :
+         llvm::zip_equal(signature.dimNames, signature.dimBounds)) {
+      if (!bound)
+        continue;
+      os << (bounded ? ", " : "; ") << name << " at most " << bound;
+      bounded = true;
+    }
+    if (bounded)
+      os << " (larger sizes end the\n *   process with a message and exit "
+            "code 1)";
+    os << "\n";
   }
   auto describe = [&](const TensorSpec &spec, StringRef role) {
     os << " *   " << spec.name << ": " << getCType(spec.type.getElementType())

@@ -43,7 +43,8 @@ struct TfmPrepareEntryPass
     func::FuncOp func = findEntry(getOperation(), entry);
     if (!func)
       return signalPassFailure();
-    FailureOr<EntrySignature> signature = prepareEntry(func);
+    FailureOr<EntrySignature> signature =
+        prepareEntry(func, llvm::to_vector(maxSizes));
     if (failed(signature))
       return signalPassFailure();
     recordEntrySignature(getOperation(), *signature);

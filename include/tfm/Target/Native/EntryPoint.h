@@ -44,6 +44,8 @@ struct EntrySignature {
   /// The entry's distinct dynamic sizes, each a C identifier: the
   /// parameters that precede the buffers of its C function.
   std::vector<std::string> dimNames;
+  /// Per dynamic size its upper bound (--max-size), or 0 for none.
+  std::vector<int64_t> dimBounds;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
 };
@@ -75,7 +77,9 @@ mlir::func::FuncOp findEntry(mlir::ModuleOp module, llvm::StringRef entryName);
 /// Checks that `entry` can be compiled to a native interface, records its
 /// signature, renames it to kEntrySymbol and asks for its C interface. Every
 /// other function becomes private. Emits errors at the entry's location.
-mlir::FailureOr<EntrySignature> prepareEntry(mlir::func::FuncOp entry);
+mlir::FailureOr<EntrySignature>
+prepareEntry(mlir::func::FuncOp entry,
+             llvm::ArrayRef<std::string> maxSizes = {});
 
 /// The module attribute in which tfm-prepare-entry leaves the signature.
 constexpr const char *kEntrySignatureAttr = "tfm.entry_signature";

@@ -43,8 +43,14 @@ def TfmPrepareEntry : Pass<"tfm-prepare-entry", "::mlir::ModuleOp"> {
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"",
            "The entry function (default: the only public one, or @main)">,
+    ListOption<"maxSizes", "max-sizes", "std::string",
+               "Upper bounds of dynamic sizes, each NAME=N (a size the "
+               "signature names): the entry checks them and the "
+               "signature records them">,
   ];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def TfmEmitCInterface : Pass<"tfm-emit-c-interface", "::mlir::ModuleOp"> {
