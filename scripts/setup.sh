@@ -19,8 +19,13 @@ packages=(
   # encode the tests' text-format models.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # Test references (Debian's python3, not a pyenv one); PyTorch exports the
-  # ONNX tests' models.
+  # ONNX tests' models, and calls OpenBLAS's threaded build for its
+  # matmuls (without it, Debian's torch falls back to the reference BLAS,
+  # many times slower: the main job's comparison would not be fair).
   python3 python3-numpy python3-torch python3-torchvision
+  libopenblas0-pthread
+  # Attention heatmaps (scripts/heatmaps.py).
+  python3-matplotlib
 )
 if [[ ${1:-} == --sanitizers ]]; then
   packages+=(libclang-rt-22-dev)
