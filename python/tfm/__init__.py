@@ -1,0 +1,205 @@
+"""tfm from Python: compile a graph or an ONNX model into a shared library,
+and call it on NumPy arrays. Needs NumPy and the standard library only (no
+PyTorch), and tfm-compile.
+
+    import tfm
+    lib = tfm.compile("model.onnx", "libmodel.so")   # or a .mlir graph
+    model = tfm.load(lib)
+    y = model(x)                 # NumPy in, NumPy out
+    print(model.signature)       # names, dtypes and shapes, sizes by name
+
+`compile` runs tfm-compile with `--emit=lib`; keyword options become its
+flags (`max_seq=4096` is `--max-seq=4096`, `no_fusion=True` is
+`--no-fusion`; docs/tfm-compile.md lists them). `load` reads the library's
+signature (the `tfm_signature` text, runtime/Signature.h) and calls its
+packed entry point `tfm_run_dims` through ctypes: inputs are checked
+against the signature (dtype, rank, sizes, and the dynamic sizes the model
+ties together), outputs are allocated at the sizes the inputs give. A
+library compiled with `symbol_prefix` is loaded with the same `prefix`.
+
+Import it with the repository's python/ directory on the path:
+
+    PYTHONPATH=$PWD/python /usr/bin/python3 -c "import tfm"
+"""
+
+import ctypes
+import os
+import subprocess
+
+import numpy as np
+
+__all__ = ["CompileError", "Model", "Signature", "TensorSpec", "compile",
+           "load"]
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+# The signature's dtypes as NumPy's.
+_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32,
+           "i64": np.int64, "b1": np.bool_}
+
+
+class CompileError(RuntimeError):
+    """tfm-compile failed; the message holds its diagnostics."""
+
+
+def _find_compiler():
+    for path in (os.environ.get("TFM_COMPILE"),
+                 os.path.join(_ROOT, "build", "bin", "tfm-compile")):
+        if path and os.access(path, os.X_OK):
+            return path
+    return "tfm-compile"  # on PATH
+
+
+def compile(model, output=None, *, compiler=None, **options):
+    """Compiles MODEL (a .mlir graph or an .onnx file) into the shared
+    library OUTPUT (default: MODEL's name with `lib` before it and `.so`
+    after, next to it) and returns OUTPUT. Each keyword option is a
+    tfm-compile flag: `name=value` is `--name=value` (underscores become
+    dashes), `name=True` is `--name`, a list repeats the flag. Raises
+    CompileError with tfm-compile's message when it fails."""
+    if output is None:
+        directory, name = os.path.split(os.path.abspath(model))
+        output = os.path.join(directory,
+                              "lib" + os.path.splitext(name)[0] + ".so")
+    command = [compiler or _find_compiler(), os.fspath(model), "--emit=lib",
+               "-o", os.fspath(output)]
+    for key, value in options.items():
+        flag = "--" + key.replace("_", "-")
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if item is True:
+                command.append(flag)
+            elif item is not False and item is not None:
+                command.append(f"{flag}={item}")
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise CompileError(f"{' '.join(command)} exited with "
+                           f"{proc.returncode}:\n{proc.stderr.strip()}")
+    return output
+
+
+class TensorSpec:
+    """An input or output: its name, NumPy dtype and shape, each dimension
+    an int or the name of a dynamic size."""
+
+    def __init__(self, name, dtype, shape):
+        self.name, self.dtype, self.shape = name, dtype, shape
+
+    def shape_text(self):
+        return "[" + ", ".join(str(d) for d in self.shape) + "]"
+
+    def __repr__(self):
+        return f"{self.name}: {np.dtype(self.dtype).name} {self.shape_text()}"
+
+
+class Signature:
+    """What a compiled model takes and returns (runtime/Signature.h)."""
+
+    def __init__(self, text):
+        lines = [line for line in text.splitlines() if line]
+        if not lines or lines[0] not in ("tfm-signature-v1",
+                                         "tfm-signature-v2"):
+            raise ValueError(f"not a tfm signature: {text[:40]!r}")
+        separator = "," if lines[0].endswith("v2") else "x"
+        self.dims, self.bounds = [], {}
+        self.inputs, self.outputs = [], []
+        for line in lines[1:]:
+            fields = line.split()
+            if fields[0] == "dim":
+                self.dims.append(fields[1])
+                if len(fields) > 2:
+                    self.bounds[fields[1]] = int(fields[2])
+                continue
+            kind, name, dtype, dims = fields
+            shape = [] if dims == "scalar" else [
+                int(d) if d.isdigit() else d for d in dims.split(separator)]
+            spec = TensorSpec(name, _DTYPES[dtype], shape)
+            (self.inputs if kind == "in" else self.outputs).append(spec)
+
+    def __repr__(self):
+        text = "inputs:\n" + "".join(f"  {s}\n" for s in self.inputs)
+        text += "outputs:\n" + "".join(f"  {s}\n" for s in self.outputs)
+        if self.dims:
+            text += "dynamic sizes: " + ", ".join(
+                d + (f" (at most {self.bounds[d]})" if d in self.bounds
+                     else "") for d in self.dims) + "\n"
+        return text
+
+
+class Model:
+    """A loaded library: call it with one NumPy array per input, in order;
+    it returns the output (or a tuple of them)."""
+
+    def __init__(self, library, prefix="tfm"):
+        self.library = os.path.abspath(library)
+        self._lib = ctypes.CDLL(self.library)
+        # `const char tfm_signature[]`: the text is at the symbol.
+        text = ctypes.c_char.in_dll(self._lib, f"{prefix}_signature")
+        self.signature = Signature(
+            ctypes.string_at(ctypes.addressof(text)).decode())
+        self._run = getattr(self._lib, f"{prefix}_run_dims")
+        self._run.argtypes = [ctypes.POINTER(ctypes.c_int64),
+                              ctypes.POINTER(ctypes.c_void_p)]
+        self._run.restype = ctypes.c_int32
+
+    def _bind(self, arrays):
+        """Checks ARRAYS against the inputs; returns the dynamic sizes."""
+        sig = self.signature
+        if len(arrays) != len(sig.inputs):
+            raise TypeError(f"the model takes {len(sig.inputs)} input(s) "
+                            f"({', '.join(s.name for s in sig.inputs)}), "
+                            f"got {len(arrays)}")
+        sizes = {}
+        for i, (spec, array) in enumerate(zip(sig.inputs, arrays)):
+            what = f"input {i} ({spec.name})"
+            expected = f"{np.dtype(spec.dtype).name} {spec.shape_text()}"
+            if array.dtype != spec.dtype or array.ndim != len(spec.shape):
+                raise ValueError(f"{what}: expected {expected}, found "
+                                 f"{array.dtype} {list(array.shape)}")
+            for d, (dim, size) in enumerate(zip(spec.shape, array.shape)):
+                if isinstance(dim, int):
+                    if size != dim:
+                        raise ValueError(
+                            f"{what}: expected {expected}, found "
+                            f"{array.dtype} {list(array.shape)}: dimension "
+                            f"{d} is {size}, not {dim}")
+                    continue
+                if size < 1:
+                    raise ValueError(f"{what}: {dim} (dimension {d}) is "
+                                     f"{size}; dynamic sizes must be at "
+                                     f"least 1")
+                bound = sig.bounds.get(dim)
+                if bound and size > bound:
+                    raise ValueError(f"{what}: {dim} (dimension {d}) is "
+                                     f"{size}, above the bound of {bound} "
+                                     f"the model was compiled with")
+                if sizes.setdefault(dim, (size, what, d))[0] != size:
+                    first = sizes[dim]
+                    raise ValueError(
+                        f"{what}: {dim} is {size} here (dimension {d}) but "
+                        f"{first[0]} in {first[1]} dimension {first[2]}, "
+                        f"which the model requires to be equal")
+        return [sizes[dim][0] for dim in sig.dims]
+
+    def __call__(self, *inputs):
+        arrays = [np.ascontiguousarray(a) for a in inputs]
+        dims = self._bind(arrays)
+        values = dict(zip(self.signature.dims, dims))
+        outputs = [np.zeros([d if isinstance(d, int) else values[d]
+                             for d in spec.shape], dtype=spec.dtype)
+                   for spec in self.signature.outputs]
+        buffers = (ctypes.c_void_p * (len(arrays) + len(outputs)))(
+            *[a.ctypes.data for a in arrays + outputs])
+        sizes = (ctypes.c_int64 * max(len(dims), 1))(*dims)
+        status = self._run(sizes, buffers)
+        if status != 0:
+            raise RuntimeError(f"{self.library} returned {status}")
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def __repr__(self):
+        return f"tfm.Model({self.library!r})\n{self.signature}"
+
+
+def load(library, prefix="tfm"):
+    """Loads a library that `compile` (or tfm-compile --emit=lib) made."""
+    return Model(library, prefix)
