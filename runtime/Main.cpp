@@ -42,7 +42,8 @@ constexpr int kBadInput = 2;
 
 void printUsage(const char *argv0, const Signature &signature) {
   std::fprintf(stderr,
-               "usage: %s [--bench N] [--threads T] [--profile] -o OUT.npy ... "
+               "usage: %s [--bench N] [--threads T] [--profile] "
+               "[--dump-attention DIR] -o OUT.npy ... "
                "IN.npy ...\n"
                "inputs:\n",
                argv0);
@@ -51,8 +52,18 @@ void printUsage(const char *argv0, const Signature &signature) {
                  dtypeName(in.dtype), signature.shapeText(in).c_str());
   std::fprintf(stderr, "outputs:\n");
   for (const TensorSpec &out : signature.outputs)
-    std::fprintf(stderr, "  %s: %s %s\n", out.name.c_str(),
-                 dtypeName(out.dtype), signature.shapeText(out).c_str());
+    if (out.attention.empty())
+      std::fprintf(stderr, "  %s: %s %s\n", out.name.c_str(),
+                   dtypeName(out.dtype), signature.shapeText(out).c_str());
+  if (signature.numResults() < signature.outputs.size()) {
+    std::fprintf(stderr, "attention weights (--dump-attention DIR writes "
+                         "them as DIR/<name>.npy):\n");
+    for (const TensorSpec &out : signature.outputs)
+      if (!out.attention.empty())
+        std::fprintf(stderr, "  %s: %s %s, at %s\n", out.name.c_str(),
+                     dtypeName(out.dtype), signature.shapeText(out).c_str(),
+                     out.attention.c_str());
+  }
   if (!signature.dimNames.empty())
     std::fprintf(stderr, "sizes named in the shapes are dynamic: each is "
                          "taken from the inputs that have it\n");
@@ -164,6 +175,7 @@ int main(int argc, char **argv) {
 
   int benchRuns = 0;
   bool profile = false;
+  std::string dumpAttention;
   std::vector<std::string> inputPaths, outputPaths;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -181,6 +193,13 @@ int main(int argc, char **argv) {
         fail(kBadInput, "--profile needs a model compiled with "
                         "tfm-compile --profile");
       profile = true;
+    } else if (arg == "--dump-attention") {
+      if (i + 1 >= argc)
+        fail(kBadInput, "--dump-attention expects a directory");
+      if (signature.numResults() == signature.outputs.size())
+        fail(kBadInput, "--dump-attention needs a model compiled with "
+                        "tfm-compile --attention-weights");
+      dumpAttention = argv[++i];
     } else if (arg == "-o") {
       if (i + 1 >= argc)
         fail(kBadInput, "-o expects a file name");
@@ -199,9 +218,10 @@ int main(int argc, char **argv) {
                         " input file(s), found " +
                         std::to_string(inputPaths.size()));
   }
-  if (outputPaths.size() != signature.outputs.size()) {
+  const size_t numResults = signature.numResults();
+  if (outputPaths.size() != numResults) {
     printUsage(argv[0], signature);
-    fail(kBadInput, "expected " + std::to_string(signature.outputs.size()) +
+    fail(kBadInput, "expected " + std::to_string(numResults) +
                         " output file(s) given with -o, found " +
                         std::to_string(outputPaths.size()));
   }
@@ -271,8 +291,23 @@ int main(int argc, char **argv) {
       printProfile(stdout, tfm_profile_kernels);
   }
 
-  for (size_t i = 0; i < signature.outputs.size(); ++i)
+  for (size_t i = 0; i < numResults; ++i)
     if (!writeNpy(outputPaths[i], arrays[signature.inputs.size() + i], error))
       fail(1, error);
+  if (!dumpAttention.empty()) {
+    // DIR/<name>.npy per attention, and DIR/attention.txt: name, location.
+    std::string index;
+    for (size_t i = numResults; i < signature.outputs.size(); ++i) {
+      const TensorSpec &spec = signature.outputs[i];
+      std::string path = dumpAttention + "/" + spec.name + ".npy";
+      if (!writeNpy(path, arrays[signature.inputs.size() + i], error))
+        fail(1, "--dump-attention: " + error);
+      index += spec.name + "\t" + spec.attention + "\n";
+    }
+    std::string path = dumpAttention + "/attention.txt";
+    std::FILE *file = std::fopen(path.c_str(), "w");
+    if (!file || std::fputs(index.c_str(), file) < 0 || std::fclose(file) != 0)
+      fail(1, "--dump-attention: cannot write '" + path + "'");
+  }
   return 0;
 }

@@ -32,6 +32,13 @@ static bool parseDims(const std::string &text, char separator,
   return !dims.empty();
 }
 
+size_t Signature::numResults() const {
+  size_t n = 0;
+  while (n < outputs.size() && outputs[n].attention.empty())
+    ++n;
+  return n;
+}
+
 std::string Signature::shapeText(const TensorSpec &spec) const {
   std::string text = "[";
   for (size_t i = 0; i < spec.shape.size(); ++i) {
@@ -73,9 +80,20 @@ bool tfm::runtime::parseSignature(const char *text, Signature &signature,
       continue;
     }
     if (!(fields >> kind >> spec.name >> dtype >> dims) ||
-        (kind != "in" && kind != "out") || !parseDTypeName(dtype, spec.dtype) ||
+        (kind != "in" && kind != "out" && kind != "attn") ||
+        !parseDTypeName(dtype, spec.dtype) ||
         !parseDims(dims, v2 ? ',' : 'x', signature.dimNames, spec.shape)) {
       error = "the model's signature has a malformed line: " + line;
+      return false;
+    }
+    if (kind == "attn") {
+      std::getline(fields >> std::ws, spec.attention);
+      if (spec.attention.empty())
+        spec.attention = spec.name;
+    } else if (kind == "out" && !signature.outputs.empty() &&
+               !signature.outputs.back().attention.empty()) {
+      error = "the model's signature lists an output after attention "
+              "weights: " + line;
       return false;
     }
     (kind == "in" ? signature.inputs : signature.outputs).push_back(spec);

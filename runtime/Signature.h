@@ -19,6 +19,12 @@
 //   in <name> <dtype> <d0>,<d1>,...     (each a size or a dim's name)
 //   out <name> <dtype> <d0>,<d1>,...
 //
+// In both versions, a model compiled with --attention-weights ends with
+// one more output per attention, its weights, marked `attn` and followed by
+// the attention's location (the rest of the line):
+//
+//   attn <name> <dtype> <shape> <location>
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TFM_RUNTIME_SIGNATURE_H
@@ -45,6 +51,8 @@ struct TensorSpec {
   DType dtype;
   /// Per dimension its size, or symbolDim(i) for the i-th dynamic size.
   std::vector<int64_t> shape;
+  /// For the weights of an attention (`attn`), its location; else empty.
+  std::string attention;
 
   static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
   /// The dynamic size that `dim` is, or -1 for a fixed size.
@@ -56,8 +64,11 @@ struct Signature {
   /// Per dynamic size its upper bound, or 0 for none.
   std::vector<int64_t> dimBounds;
   std::vector<TensorSpec> inputs;
+  /// The outputs, attention weights (which come last) included.
   std::vector<TensorSpec> outputs;
 
+  /// The outputs that are not attention weights: those the caller names.
+  size_t numResults() const;
   /// The shape of `spec` as text, "[batch, seq, 64]".
   std::string shapeText(const TensorSpec &spec) const;
 };

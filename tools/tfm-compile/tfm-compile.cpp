@@ -15,6 +15,7 @@
 #include "Input.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Target/Native/Backend.h"
 #include "tfm/Target/Native/EntryPoint.h"
@@ -141,6 +142,12 @@ cl::list<std::string> maxSizes(
     cl::value_desc("name=N"), cl::cat(category));
 cl::opt<int64_t> maxSeq("max-seq", cl::desc("Same as --max-size=seq=N"),
                         cl::value_desc("N"), cl::init(0), cl::cat(category));
+cl::opt<bool> attentionWeights(
+    "attention-weights",
+    cl::desc("Also compute every attention's weights, which the "
+             "executable writes with --dump-attention DIR (heatmaps); the "
+             "attentions themselves are compiled as without it"),
+    cl::init(false), cl::cat(category));
 cl::opt<std::string> weightsFile(
     "weights", cl::desc("safetensors file holding the weight arguments"),
     cl::value_desc("file"), cl::cat(category));
@@ -426,6 +433,13 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   weights.file = weightsFile;
   weights.entry = entryName;
   pm.addPass(tfm::createTfmBindWeights(weights));
+  if (attentionWeights) {
+    // After fusion, so that the attentions whose weights are exposed are
+    // the fused ones; the pipeline's graph optimizer then has nothing left
+    // to fuse.
+    tfm::buildGraphOptimizerPipeline(pm, !noFusion);
+    pm.addPass(tfm::createTfmExposeAttentionWeights());
+  }
   tfm::TfmPrepareEntryOptions entryOptions;
   entryOptions.entry = entryName;
   entryOptions.maxSizes.assign(maxSizes.begin(), maxSizes.end());

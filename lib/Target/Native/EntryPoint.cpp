@@ -275,11 +275,14 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
                        entry.getArgAttrOfType<StringAttr>(i, "tfm.name"),
                        signature.inputs)))
       return failure();
-  for (auto [i, output] : llvm::enumerate(type.getResults()))
+  for (auto [i, output] : llvm::enumerate(type.getResults())) {
     if (failed(addSpec(entry, "result", i, output,
                        entry.getResultAttrOfType<StringAttr>(i, "tfm.name"),
                        signature.outputs)))
       return failure();
+    if (auto where = entry.getResultAttrOfType<StringAttr>(i, "tfm.attention"))
+      signature.outputs.back().attention = where.str();
+  }
   if (signature.outputs.empty())
     return entry.emitError() << "entry @" << entry.getSymName()
                              << " returns nothing";
@@ -293,8 +296,11 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), kEntryDimsAttr));
   }
-  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i)
+  for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
     entry.removeResultAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
+    entry.removeResultAttr(i,
+                           StringAttr::get(entry.getContext(), "tfm.attention"));
+  }
 
   auto module = entry->getParentOfType<ModuleOp>();
   for (auto func : module.getOps<func::FuncOp>())
@@ -322,6 +328,9 @@ static ArrayAttr specsToAttr(MLIRContext *ctx,
     if (!spec.type.hasStaticShape())
       fields.push_back(NamedAttribute(StringAttr::get(ctx, "dims"),
                                       DenseI64ArrayAttr::get(ctx, spec.dims)));
+    if (!spec.attention.empty())
+      fields.push_back(NamedAttribute(StringAttr::get(ctx, "attention"),
+                                      StringAttr::get(ctx, spec.attention)));
     entries.push_back(DictionaryAttr::get(ctx, fields));
   }
   return ArrayAttr::get(ctx, entries);
@@ -388,6 +397,8 @@ static bool attrToSpecs(Attribute attr, size_t numSymbols,
       return false;
     specs.push_back(
         {name.str(), tensor, std::vector<int64_t>(dims.begin(), dims.end())});
+    if (auto where = dict.getAs<StringAttr>("attention"))
+      specs.back().attention = where.str();
   }
   return true;
 }
@@ -459,10 +470,18 @@ static std::string signatureText(const EntrySignature &signature) {
     text += llvm::formatv("in {0} {1} {2}\n", in.name,
                           getDTypeName(in.type.getElementType()),
                           shapeText(in, signature));
-  for (const TensorSpec &out : signature.outputs)
-    text += llvm::formatv("out {0} {1} {2}\n", out.name,
+  // Attention weights (tfm-compile --attention-weights) are outputs too,
+  // marked, with the attention's location after the shape.
+  for (const TensorSpec &out : signature.outputs) {
+    std::string where;
+    for (char c : out.attention)
+      where += c == '\n' ? ' ' : c;
+    text += llvm::formatv("{0} {1} {2} {3}{4}\n",
+                          out.attention.empty() ? "out" : "attn", out.name,
                           getDTypeName(out.type.getElementType()),
-                          shapeText(out, signature));
+                          shapeText(out, signature),
+                          out.attention.empty() ? "" : " " + where);
+  }
   return text;
 }
 
@@ -701,7 +720,10 @@ std::string renderHeader(const EntrySignature &signature, StringRef source,
   for (const TensorSpec &in : signature.inputs)
     describe(in, "input");
   for (const TensorSpec &out : signature.outputs)
-    describe(out, "output, written by the call");
+    describe(out, out.attention.empty()
+                      ? std::string("output, written by the call")
+                      : "output: the weights of the attention at " +
+                            out.attention);
   os << " *\n * Arrays are dense, in C (row-major) order. Returns 0 on "
         "success. */\n"
      << "int " << prefix << "_" << signature.name << "(";

@@ -30,6 +30,9 @@ struct TensorSpec {
   /// `type`, or one the graph implies), else symbolDim(i) for the entry's
   /// i-th dynamic size (EntrySignature::dimNames).
   std::vector<int64_t> dims;
+  /// For an output that holds an attention's weights
+  /// (tfm-expose-attention-weights), the attention's location; else empty.
+  std::string attention;
 
   static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
   /// The dynamic size that `dim` (an element of `dims`) is, if any.

@@ -46,6 +46,28 @@ def TfmDecompose : Pass<"tfm-decompose"> {
 // Graph optimizer: fusion
 //===----------------------------------------------------------------------===//
 
+def TfmExposeAttentionWeights : Pass<"tfm-expose-attention-weights",
+                                      "::mlir::ModuleOp"> {
+  let summary = "Return every attention's weights as extra results";
+  let description = [{
+    For attention heatmaps (d2l's `show_heatmaps`): every `tfm.attention`
+    in a public function's body (after `tfm.multi_head_attention` is
+    decomposed into one) also gets its weights computed, the softmax
+    probabilities `[..., Sq, Sk]`, which the function returns after its own
+    results, each with `tfm.name = "attention_<i>"` and the attention's
+    location as `tfm.attention` (a string). The weights are recomputed
+    beside the attention from its operands, in the order `tfm.attention`
+    defines (`Q Kᵀ · scale`, plus the mask, `valid_lens`' -1e6, causal's
+    -inf, softmax over the keys), so the fused attention itself is
+    unchanged. `tfm-compile --attention-weights` runs it after the graph
+    optimizer; the executable writes the extra results with
+    `--dump-attention DIR`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TfmFuseMaskedSoftmax : Pass<"tfm-fuse-masked-softmax"> {
   let summary = "Fuse sequence masks before a softmax into tfm.masked_softmax";
   let description = [{
