@@ -17,7 +17,7 @@
 //
 //   X                [batch = 2, tgt_seq = 10, num_hiddens = 32]   f32
 //   enc_outputs      [2, src_seq = 12, 32]                         f32
-//   enc_valid_lens   [2]                                           i32
+//   enc_valid_lens   [2]                                           i64
 //   result           [2, 10, 32]                                   f32
 //
 // Both attentions use bias=False as in d2l; the FFN has biases. Parameters
@@ -36,7 +36,7 @@
 func.func @main(
     %X: tensor<2x10x32xf32>,
     %enc_outputs: tensor<2x12x32xf32>,
-    %enc_valid_lens: tensor<2xi32>,
+    %enc_valid_lens: tensor<2xi64>,
     %a1_w_q: tensor<32x32xf32> {tfm.weight = "attention1.W_q.weight"},
     %a1_w_k: tensor<32x32xf32> {tfm.weight = "attention1.W_k.weight"},
     %a1_w_v: tensor<32x32xf32> {tfm.weight = "attention1.W_v.weight"},
@@ -75,7 +75,7 @@ func.func @main(
       {num_heads = 4 : i64, dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x12x32xf32>, tensor<2x12x32xf32>,
          tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
-         tensor<32x32xf32>, tensor<2xi32>) -> tensor<2x10x32xf32>
+         tensor<32x32xf32>, tensor<2xi64>) -> tensor<2x10x32xf32>
   %Z = tfm.add_norm %Y, %cross, %ln2_g, %ln2_b {dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<32xf32>,
          tensor<32xf32>) -> tensor<2x10x32xf32>

@@ -8,7 +8,7 @@
 // Shapes:
 //
 //   X            [batch = 2, seq = 10, num_hiddens = 32]   f32
-//   valid_lens   [2]                                       i32
+//   valid_lens   [2]                                       i64
 //   result       [2, 10, 32]                               f32
 //
 // d2l's MultiHeadAttention uses bias=False, so only its four nn.Linear
@@ -25,7 +25,7 @@
 
 func.func @main(
     %X: tensor<2x10x32xf32>,
-    %valid_lens: tensor<2xi32>,
+    %valid_lens: tensor<2xi64>,
     %w_q: tensor<32x32xf32> {tfm.weight = "attention.W_q.weight"},
     %w_k: tensor<32x32xf32> {tfm.weight = "attention.W_k.weight"},
     %w_v: tensor<32x32xf32> {tfm.weight = "attention.W_v.weight"},
@@ -45,7 +45,7 @@ func.func @main(
       {num_heads = 4 : i64, dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<2x10x32xf32>,
          tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
-         tensor<32x32xf32>, tensor<2xi32>) -> tensor<2x10x32xf32>
+         tensor<32x32xf32>, tensor<2xi64>) -> tensor<2x10x32xf32>
   %Y = tfm.add_norm %X, %attn, %ln1_g, %ln1_b {dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<32xf32>,
          tensor<32xf32>) -> tensor<2x10x32xf32>

@@ -86,7 +86,7 @@ def encoder_block_weights(w, prefix=""):
 def encoder_block(w, rng):
     encoder_block_weights(w)
     return {"X": rng.standard_normal((BATCH, STEPS, NUM_HIDDENS)),
-            "valid_lens": np.array([STEPS, 6], np.int32)}
+            "valid_lens": np.array([STEPS, 6], np.int64)}
 
 
 def transformer_encoder(w, rng):
@@ -94,7 +94,7 @@ def transformer_encoder(w, rng):
     for i in range(2):
         encoder_block_weights(w, f"blks.block{i}.")
     return {"tokens": rng.integers(0, VOCAB, (BATCH, STEPS)).astype(np.int64),
-            "valid_lens": np.array([7, STEPS], np.int32)}
+            "valid_lens": np.array([7, STEPS], np.int64)}
 
 
 def decoder_block(w, rng):
@@ -107,7 +107,7 @@ def decoder_block(w, rng):
     return {"X": rng.standard_normal((BATCH, STEPS, NUM_HIDDENS)),
             "enc_outputs": rng.standard_normal((BATCH, SRC_STEPS,
                                                 NUM_HIDDENS)),
-            "enc_valid_lens": np.array([5, SRC_STEPS], np.int32)}
+            "enc_valid_lens": np.array([5, SRC_STEPS], np.int64)}
 
 
 def sample_image(rng, channels=3, size=32):

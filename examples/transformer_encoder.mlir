@@ -8,7 +8,7 @@
 // carried for fidelity). Shapes:
 //
 //   tokens       [batch = 2, seq = 10]                  i64 token ids
-//   valid_lens   [2]                                    i32
+//   valid_lens   [2]                                    i64
 //   embedding    [vocab = 200, num_hiddens = 32]        f32
 //   result       [2, 10, 32]                            f32
 //
@@ -30,7 +30,7 @@
 
 func.func @main(
     %tokens: tensor<2x10xi64>,
-    %valid_lens: tensor<2xi32>,
+    %valid_lens: tensor<2xi64>,
     %embedding: tensor<200x32xf32> {tfm.weight = "embedding.weight"},
     // blks.block0
     %b0_w_q: tensor<32x32xf32> {tfm.weight = "blks.block0.attention.W_q.weight"},
@@ -68,7 +68,7 @@ func.func @main(
   %X1 = func.call @encoder_block(%X0, %valid_lens,
       %b0_w_q, %b0_w_k, %b0_w_v, %b0_w_o, %b0_ln1_g, %b0_ln1_b,
       %b0_ffn_w1, %b0_ffn_b1, %b0_ffn_w2, %b0_ffn_b2, %b0_ln2_g, %b0_ln2_b)
-      : (tensor<2x10x32xf32>, tensor<2xi32>,
+      : (tensor<2x10x32xf32>, tensor<2xi64>,
          tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
          tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>,
          tensor<64x32xf32>, tensor<64xf32>, tensor<32x64xf32>, tensor<32xf32>,
@@ -76,7 +76,7 @@ func.func @main(
   %X2 = func.call @encoder_block(%X1, %valid_lens,
       %b1_w_q, %b1_w_k, %b1_w_v, %b1_w_o, %b1_ln1_g, %b1_ln1_b,
       %b1_ffn_w1, %b1_ffn_b1, %b1_ffn_w2, %b1_ffn_b2, %b1_ln2_g, %b1_ln2_b)
-      : (tensor<2x10x32xf32>, tensor<2xi32>,
+      : (tensor<2x10x32xf32>, tensor<2xi64>,
          tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
          tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>,
          tensor<64x32xf32>, tensor<64xf32>, tensor<32x64xf32>, tensor<32xf32>,
@@ -87,7 +87,7 @@ func.func @main(
 // One TransformerEncoderBlock: post-norm self-attention (4 heads, no
 // biases) and position-wise FFN (relu), as in examples/encoder_block.mlir.
 func.func private @encoder_block(
-    %X: tensor<2x10x32xf32>, %valid_lens: tensor<2xi32>,
+    %X: tensor<2x10x32xf32>, %valid_lens: tensor<2xi64>,
     %w_q: tensor<32x32xf32>, %w_k: tensor<32x32xf32>,
     %w_v: tensor<32x32xf32>, %w_o: tensor<32x32xf32>,
     %ln1_g: tensor<32xf32>, %ln1_b: tensor<32xf32>,
@@ -99,7 +99,7 @@ func.func private @encoder_block(
       {num_heads = 4 : i64, dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<2x10x32xf32>,
          tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>,
-         tensor<32x32xf32>, tensor<2xi32>) -> tensor<2x10x32xf32>
+         tensor<32x32xf32>, tensor<2xi64>) -> tensor<2x10x32xf32>
   %Y = tfm.add_norm %X, %attn, %ln1_g, %ln1_b {dropout = 5.0e-01 : f64}
       : (tensor<2x10x32xf32>, tensor<2x10x32xf32>, tensor<32xf32>,
          tensor<32xf32>) -> tensor<2x10x32xf32>

@@ -26,6 +26,9 @@
 // The head normalises every token and then keeps the class token; LayerNorm
 // works token by token, so this equals d2l's head(X[:, 0]).
 //
+// The image and the result are named (`tfm.name`): the executable's --help,
+// its messages and the library's C parameters use the names.
+//
 // Parameters are function arguments after the image, in the order of the
 // PyTorch state_dict of d2l's ViT, each marked
 // {tfm.weight = "<its state_dict name>"} so that tfm-compile binds it from a
@@ -41,7 +44,7 @@
 //   %head_w, %head_b    head.1 (Linear) {weight,bias}      [10, 48], [10]
 
 func.func @main(
-    %image: tensor<1x3x32x32xf32>,
+    %image: tensor<1x3x32x32xf32> {tfm.name = "image"},
     %cls_token: tensor<1x1x48xf32> {tfm.weight = "cls_token"},
     %pos_embedding: tensor<1x17x48xf32> {tfm.weight = "pos_embedding"},
     %patch_w: tensor<48x3x8x8xf32> {tfm.weight = "patch_embedding.conv.weight"},
@@ -85,7 +88,7 @@ func.func @main(
     %head_ln_b: tensor<48xf32> {tfm.weight = "head.0.bias"},
     %head_w: tensor<10x48xf32> {tfm.weight = "head.1.weight"},
     %head_b: tensor<10xf32> {tfm.weight = "head.1.bias"})
-    -> tensor<1x10xf32> {
+    -> (tensor<1x10xf32> {tfm.name = "logits"}) {
   // [1, 3, 32, 32] -> 16 patches of 3 * 8 * 8 pixels -> [1, 16, 48].
   %patches = tfm.patch_embed %image, %patch_w, %patch_b
       : (tensor<1x3x32x32xf32>, tensor<48x3x8x8xf32>, tensor<48xf32>)

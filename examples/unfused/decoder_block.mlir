@@ -34,7 +34,7 @@
 func.func @main(
     %X: tensor<2x10x32xf32>,
     %enc_outputs: tensor<2x12x32xf32>,
-    %enc_valid_lens: tensor<2xi32>,
+    %enc_valid_lens: tensor<2xi64>,
     %a1_w_q: tensor<32x32xf32> {tfm.weight = "attention1.W_q.weight"},
     %a1_w_k: tensor<32x32xf32> {tfm.weight = "attention1.W_k.weight"},
     %a1_w_v: tensor<32x32xf32> {tfm.weight = "attention1.W_v.weight"},
@@ -78,19 +78,19 @@ func.func @main(
   // 0..i. Then repeat_interleave(dec_valid_lens, repeats=4, dim=0).
   %dec_valid_lens = arith.constant dense<[[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
                                           [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]]>
-      : tensor<2x10xi32>
-  %lens1_init = tensor.empty() : tensor<2x4x10xi32>
-  %lens1_wide = linalg.broadcast ins(%dec_valid_lens : tensor<2x10xi32>)
-      outs(%lens1_init : tensor<2x4x10xi32>) dimensions = [1]
+      : tensor<2x10xi64>
+  %lens1_init = tensor.empty() : tensor<2x4x10xi64>
+  %lens1_wide = linalg.broadcast ins(%dec_valid_lens : tensor<2x10xi64>)
+      outs(%lens1_init : tensor<2x4x10xi64>) dimensions = [1]
   %lens1 = tensor.collapse_shape %lens1_wide [[0, 1], [2]]
-      : tensor<2x4x10xi32> into tensor<8x10xi32>
+      : tensor<2x4x10xi64> into tensor<8x10xi64>
 
   // DotProductAttention.forward
   %scores1 = tfm.batch_matmul %queries1, %keys1 {transpose_rhs}
       : (tensor<8x10x8xf32>, tensor<8x10x8xf32>) -> tensor<8x10x10xf32>
   %scaled1 = arith.divf %scores1, %sqrt_d_self : tensor<8x10x10xf32>
   %weights1 = tfm.masked_softmax %scaled1 valid_lens(%lens1)
-      : (tensor<8x10x10xf32>, tensor<8x10xi32>) -> tensor<8x10x10xf32>
+      : (tensor<8x10x10xf32>, tensor<8x10xi64>) -> tensor<8x10x10xf32>
   %dropped1 = tfm.dropout %weights1 {rate = 5.0e-01 : f64}
       : tensor<8x10x10xf32>
   %output1 = tfm.batch_matmul %dropped1, %values1
@@ -127,17 +127,17 @@ func.func @main(
       : (tensor<2x12x32xf32>) -> tensor<8x12x8xf32>
 
   // torch.repeat_interleave(enc_valid_lens, repeats=4, dim=0)
-  %lens2_init = tensor.empty() : tensor<2x4xi32>
-  %lens2_wide = linalg.broadcast ins(%enc_valid_lens : tensor<2xi32>)
-      outs(%lens2_init : tensor<2x4xi32>) dimensions = [1]
+  %lens2_init = tensor.empty() : tensor<2x4xi64>
+  %lens2_wide = linalg.broadcast ins(%enc_valid_lens : tensor<2xi64>)
+      outs(%lens2_init : tensor<2x4xi64>) dimensions = [1]
   %lens2 = tensor.collapse_shape %lens2_wide [[0, 1]]
-      : tensor<2x4xi32> into tensor<8xi32>
+      : tensor<2x4xi64> into tensor<8xi64>
 
   %scores2 = tfm.batch_matmul %queries2, %keys2 {transpose_rhs}
       : (tensor<8x10x8xf32>, tensor<8x12x8xf32>) -> tensor<8x10x12xf32>
   %scaled2 = arith.divf %scores2, %sqrt_d_cross : tensor<8x10x12xf32>
   %weights2 = tfm.masked_softmax %scaled2 valid_lens(%lens2)
-      : (tensor<8x10x12xf32>, tensor<8xi32>) -> tensor<8x10x12xf32>
+      : (tensor<8x10x12xf32>, tensor<8xi64>) -> tensor<8x10x12xf32>
   %dropped2 = tfm.dropout %weights2 {rate = 5.0e-01 : f64}
       : tensor<8x10x12xf32>
   %output2 = tfm.batch_matmul %dropped2, %values2

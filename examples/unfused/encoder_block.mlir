@@ -19,7 +19,7 @@
 
 func.func @main(
     %X: tensor<2x10x32xf32>,
-    %valid_lens: tensor<2xi32>,
+    %valid_lens: tensor<2xi64>,
     %w_q: tensor<32x32xf32> {tfm.weight = "attention.W_q.weight"},
     %w_k: tensor<32x32xf32> {tfm.weight = "attention.W_k.weight"},
     %w_v: tensor<32x32xf32> {tfm.weight = "attention.W_v.weight"},
@@ -48,11 +48,11 @@ func.func @main(
       : (tensor<2x10x32xf32>) -> tensor<8x10x8xf32>
 
   // torch.repeat_interleave(valid_lens, repeats=4, dim=0)
-  %lens_init = tensor.empty() : tensor<2x4xi32>
-  %lens_wide = linalg.broadcast ins(%valid_lens : tensor<2xi32>)
-      outs(%lens_init : tensor<2x4xi32>) dimensions = [1]
+  %lens_init = tensor.empty() : tensor<2x4xi64>
+  %lens_wide = linalg.broadcast ins(%valid_lens : tensor<2xi64>)
+      outs(%lens_init : tensor<2x4xi64>) dimensions = [1]
   %lens = tensor.collapse_shape %lens_wide [[0, 1]]
-      : tensor<2x4xi32> into tensor<8xi32>
+      : tensor<2x4xi64> into tensor<8xi64>
 
   // DotProductAttention.forward
   %scores = tfm.batch_matmul %queries, %keys {transpose_rhs}
@@ -60,7 +60,7 @@ func.func @main(
   %sqrt_d = arith.constant dense<2.82842712> : tensor<8x10x10xf32>
   %scaled = arith.divf %scores, %sqrt_d : tensor<8x10x10xf32>
   %weights = tfm.masked_softmax %scaled valid_lens(%lens)
-      : (tensor<8x10x10xf32>, tensor<8xi32>) -> tensor<8x10x10xf32>
+      : (tensor<8x10x10xf32>, tensor<8xi64>) -> tensor<8x10x10xf32>
   %dropped = tfm.dropout %weights {rate = 5.0e-01 : f64} : tensor<8x10x10xf32>
   %output = tfm.batch_matmul %dropped, %values
       : (tensor<8x10x10xf32>, tensor<8x10x8xf32>) -> tensor<8x10x8xf32>

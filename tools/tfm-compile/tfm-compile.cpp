@@ -41,9 +41,12 @@
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <chrono>
 #include <cstdlib>
 
 using namespace mlir;
@@ -142,6 +145,11 @@ cl::list<std::string> maxSizes(
     cl::value_desc("name=N"), cl::cat(category));
 cl::opt<int64_t> maxSeq("max-seq", cl::desc("Same as --max-size=seq=N"),
                         cl::value_desc("N"), cl::init(0), cl::cat(category));
+cl::opt<bool> verbose(
+    "verbose",
+    cl::desc("Print each stage of the compile and its time (on a terminal "
+             "the stages that take a second or more are printed anyway)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> attentionWeights(
     "attention-weights",
     cl::desc("Also compute every attention's weights, which the "
@@ -243,6 +251,30 @@ LogicalResult writeText(StringRef path, llvm::function_ref<void(raw_ostream &)>
   out->keep();
   return success();
 }
+
+/// Reports the stages of a compile and their times on stderr, a stage when
+/// the next one starts (or `start("")` ends it): every stage with
+/// --verbose, and on a terminal those that took a second or more, so that
+/// a compile of a minute (ViT-B/16) shows where it is.
+class Progress {
+public:
+  void start(std::string next) {
+    auto now = std::chrono::steady_clock::now();
+    if (!stage.empty()) {
+      double seconds = std::chrono::duration<double>(now - begin).count();
+      if (verbose || (seconds >= 1.0 &&
+                      llvm::sys::Process::StandardErrIsDisplayed()))
+        llvm::errs() << llvm::formatv("tfm-compile: {0}: {1:f1} s\n", stage,
+                                      seconds);
+    }
+    stage = std::move(next);
+    begin = now;
+  }
+
+private:
+  std::string stage;
+  std::chrono::steady_clock::time_point begin;
+};
 
 int fail(const std::string &message) {
   llvm::errs() << "error: " << message << "\n";
@@ -456,13 +488,17 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   TimingScope timing = timingManager.getRootScope();
   pm.enableTiming(timing);
 
+  Progress progress;
   int exitCode;
+  progress.start("reading " + llvm::sys::path::filename(inputFile).str());
   OwningOpRef<ModuleOp> module = tfm::loadInput(sources, &context, exitCode);
   if (!module)
     return exitCode;
-
+  progress.start("the passes (graph optimizer, tiling, vectorization, "
+                 "lowering)");
   if (failed(pm.run(*module)))
     return 1;
+  progress.start("");
 
   std::string output =
       outputFile.empty() ? defaultOutput(inputFile) : outputFile.getValue();
@@ -475,12 +511,14 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
         output, [&](raw_ostream &os) { printPtx(*module, os); }));
 
   llvm::LLVMContext llvmContext;
+  progress.start("LLVM IR and its optimization");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);
   if (!llvmModule)
     return fail("cannot translate the lowered module to LLVM IR");
   if (failed(tfm::optimizeModule(*llvmModule, *machine, optLevel, error)))
     return fail(error);
+  progress.start(emitKind == EmitKind::LLVM ? "" : "code generation");
 
   switch (emitKind) {
   case EmitKind::LLVM:
@@ -508,6 +546,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     llvm::FileRemover removeObject(object);
     if (failed(tfm::emitObjectFile(*llvmModule, *machine, object, error)))
       return fail(error);
+    progress.start("linking with the runtime");
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
                                           : tfm::LinkKind::SharedLibrary;
     // Linked into a temporary file, then copied: a failed write (a full
@@ -520,6 +559,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     llvm::FileRemover removeLinked(linked);
     if (failed(tfm::linkBinary(kind, object, archives, linked, error)))
       return fail(error);
+    progress.start("");
     if (std::error_code ec = llvm::sys::fs::copy_file(linked, output))
       return fail("cannot write '" + output + "': " + ec.message());
     if (output != "-" && llvm::sys::fs::is_regular_file(output))

@@ -56,4 +56,16 @@ def Tfm_FloatTensor : RankedTensorOf<[F32, F16, BF16]>;
 /// A ranked tensor of signless 32- or 64-bit integers: token ids and lengths.
 def Tfm_IntTensor : RankedTensorOf<[I32, I64]>;
 
+//===----------------------------------------------------------------------===//
+// Attribute constraints
+//===----------------------------------------------------------------------===//
+
+/// An attribute with a default, which the op reference shows: ODS's
+/// DefaultValuedAttr keeps the summary of the attribute it wraps.
+class Tfm_Default<Attr attr, string value, string shown = value>
+    : DefaultValuedAttr<attr, value> {
+  let summary = attr.summary # " (default: " # shown # ")";
+}
+class Tfm_DefaultF64<string value> : Tfm_Default<F64Attr, value>;
+
 #endif // TFM_DIALECT_TFM_IR_TFMDIALECT_TD

@@ -129,7 +129,7 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
                        Optional<Tfm_FloatTensor>:$mask,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value
@@ -168,7 +168,7 @@ def Tfm_AdditiveAttentionOp : Tfm_InferredOp<"additive_attention"> {
                        Tfm_FloatTensor:$value, Tfm_FloatTensor:$w_q,
                        Tfm_FloatTensor:$w_k, Tfm_FloatTensor:$w_v,
                        Optional<Tfm_IntTensor>:$valid_lens,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value `weights` `(` $w_q `,` $w_k `,` $w_v `)`
@@ -203,7 +203,7 @@ def Tfm_KernelPoolingOp : Tfm_InferredOp<"kernel_pooling"> {
   let arguments = (ins Tfm_FloatTensor:$queries, Tfm_FloatTensor:$keys,
                        Tfm_FloatTensor:$values,
                        Tfm_PoolingKernelAttr:$kernel,
-                       DefaultValuedAttr<F64Attr, "1.0">:$bandwidth);
+                       Tfm_DefaultF64<"1.0">:$bandwidth);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $queries `,` $keys `,` $values attr-dict `:`
@@ -293,7 +293,7 @@ def Tfm_MultiHeadAttentionOp
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $query `,` $key `,` $value
@@ -325,8 +325,8 @@ def Tfm_LinearOp : Tfm_InferredOp<"linear"> {
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$weight,
                        Optional<Tfm_FloatTensor>:$bias,
-                       DefaultValuedAttr<Tfm_ActivationAttr,
-                                         "::mlir::tfm::Activation::none">
+                       Tfm_Default<Tfm_ActivationAttr,
+                                   "::mlir::tfm::Activation::none", "none">
                            :$activation);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
@@ -354,10 +354,10 @@ def Tfm_FfnOp : Tfm_InferredOp<"ffn", [AttrSizedOperandSegments]> {
   let arguments = (ins Tfm_FloatTensor:$input,
                        Tfm_FloatTensor:$w1, Optional<Tfm_FloatTensor>:$b1,
                        Tfm_FloatTensor:$w2, Optional<Tfm_FloatTensor>:$b2,
-                       DefaultValuedAttr<Tfm_ActivationAttr,
-                                         "::mlir::tfm::Activation::relu">
+                       Tfm_Default<Tfm_ActivationAttr,
+                                   "::mlir::tfm::Activation::relu", "relu">
                            :$activation,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `dense1` `(` $w1 (`,` $b1^)? `)` `dense2` `(` $w2 (`,` $b2^)? `)`
@@ -370,7 +370,8 @@ def Tfm_LayerNormOp : Tfm_InferredOp<"layer_norm"> {
   let description = [{
     `(x - mean) / sqrt(var + epsilon) * gamma + beta` over the last
     dimension of `input` (`[..., D]`), with the biased variance, as
-    `nn.LayerNorm(D)`. `gamma` and `beta` are `[D]`.
+    `nn.LayerNorm(D)`. `gamma` and `beta` are `[D]`; `epsilon` defaults to
+    1e-5, as `nn.LayerNorm`'s (ViT uses 1e-6).
 
     ```mlir
     %y = tfm.layer_norm %x, %gamma, %beta {epsilon = 1.0e-06 : f64}
@@ -380,7 +381,7 @@ def Tfm_LayerNormOp : Tfm_InferredOp<"layer_norm"> {
   }];
   let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
                        Tfm_FloatTensor:$beta,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+                       Tfm_DefaultF64<"1.0e-5">:$epsilon);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $gamma `,` $beta attr-dict `:`
@@ -403,8 +404,8 @@ def Tfm_AddNormOp : Tfm_InferredOp<"add_norm"> {
   }];
   let arguments = (ins Tfm_FloatTensor:$residual, Tfm_FloatTensor:$sublayer,
                        Tfm_FloatTensor:$gamma, Tfm_FloatTensor:$beta,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon,
-                       DefaultValuedAttr<F64Attr, "0.0">:$dropout);
+                       Tfm_DefaultF64<"1.0e-5">:$epsilon,
+                       Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
     $residual `,` $sublayer `,` $gamma `,` $beta attr-dict `:`
@@ -427,8 +428,9 @@ def Tfm_GeluOp : Tfm_Op<"gelu",
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
-                       DefaultValuedAttr<Tfm_GeluApproximationAttr,
-                           "::mlir::tfm::GeluApproximation::none">
+                       Tfm_Default<Tfm_GeluApproximationAttr,
+                                   "::mlir::tfm::GeluApproximation::none",
+                                   "none">
                            :$approximate);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($input)";
