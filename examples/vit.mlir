@@ -95,7 +95,8 @@ func.func @main(
       -> tensor<1x16x48xf32>
   %tokens = tfm.prepend_class_token %patches, %cls_token
       : (tensor<1x16x48xf32>, tensor<1x1x48xf32>) -> tensor<1x17x48xf32>
-  // The batch is 1, so the [1, 17, 48] parameter adds without broadcasting.
+  // The batch is 1, so the [1, 17, 48] parameter adds without broadcasting
+  // (examples/vit_stem.mlir broadcasts it over a batch of 4).
   %pos = arith.addf %tokens, %pos_embedding : tensor<1x17x48xf32>
   %X0 = tfm.dropout %pos {rate = 1.0e-01 : f64} : tensor<1x17x48xf32>
 
