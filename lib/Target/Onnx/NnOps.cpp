@@ -275,7 +275,6 @@ static LogicalResult importMean(Importer &importer,
                                 const onnx::NodeProto &node,
                                 RankedTensorType inputType,
                                 ArrayRef<int64_t> axes, bool keepDims) {
-  auto type = &inputType;
   int64_t rank = inputType.getRank();
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
@@ -295,7 +294,7 @@ static LogicalResult importMean(Importer &importer,
   if (count == SymbolicSize(0))
     return importer.emitError() << "ReduceMean over an empty dimension";
   ImplicitLocOpBuilder &b = importer.builder();
-  Type elementType = type->getElementType();
+  Type elementType = inputType.getElementType();
   Value sum = linalg::ReduceOp::create(
                   b, *value, importer.splat(reducedShape, elementType, 0), axes,
                   [](OpBuilder &nested, Location loc, ValueRange args) {
