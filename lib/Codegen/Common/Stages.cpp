@@ -20,6 +20,8 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
                                 bool mapTileLoops) {
   pm.addPass(createConvertTfmToLinalg());
   pm.addPass(createTfmFoldEmptyLoops());
+  // Splits into heads transposed as a whole, not collapsed and copied.
+  pm.addPass(createTfmFoldReshapesIntoTransposes());
   pm.addPass(std::move(selectStrategy));
   TfmTileByConfigOptions tiling;
   tiling.mapTileLoops = mapTileLoops;
