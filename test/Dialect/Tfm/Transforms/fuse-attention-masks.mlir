@@ -554,3 +554,35 @@ func.func @select_not_causal(%q: tensor<2x3x4xf32>, %k: tensor<2x3x4xf32>,
       : (tensor<2x3x3xf32>, tensor<2x3x6xf32>) -> tensor<2x3x6xf32>
   return %o : tensor<2x3x6xf32>
 }
+
+// -----
+
+// Two constant masks, each added on its own view of the scores (Swin's
+// relative position bias, and its shifted windows' mask on a [1, 2, 3, 4]
+// view), become one constant mask operand: their sum, element by element.
+// CHECK-LABEL: func.func @two_constant_masks
+// CHECK:         %[[M:.*]] = arith.constant dense<{{\[\[\[\[}}1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00], [1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]], {{\[\[}}2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00], {{.*}}]]]> : tensor<1x2x3x4xf32>
+// CHECK:         tfm.attention {{.*}} mask(%[[M]]) {scale = 1.000000e+00 : f64} : (tensor<1x2x3x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x3x4xf32>)
+// CHECK-NOT:     linalg.softmax
+func.func @two_constant_masks(%q: tensor<2x3x8xf32>, %k: tensor<2x4x8xf32>,
+                              %v: tensor<2x4x8xf32>) -> tensor<2x3x8xf32> {
+  %bias = arith.constant dense<[0.0, 1.0, 2.0, 3.0]> : tensor<4xf32>
+  %shift = arith.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %s = tfm.batch_matmul %q, %k {transpose_rhs}
+      : (tensor<2x3x8xf32>, tensor<2x4x8xf32>) -> tensor<2x3x4xf32>
+  %e0 = tensor.empty() : tensor<2x3x4xf32>
+  %b = linalg.broadcast ins(%bias : tensor<4xf32>) outs(%e0 : tensor<2x3x4xf32>) dimensions = [0, 1]
+  %biased = arith.addf %s, %b : tensor<2x3x4xf32>
+  %view = tensor.expand_shape %biased [[0, 1], [2], [3]] output_shape [1, 2, 3, 4]
+      : tensor<2x3x4xf32> into tensor<1x2x3x4xf32>
+  %e1 = tensor.empty() : tensor<1x2x3x4xf32>
+  %sb = linalg.broadcast ins(%shift : tensor<2xf32>) outs(%e1 : tensor<1x2x3x4xf32>) dimensions = [0, 2, 3]
+  %shifted = arith.addf %view, %sb : tensor<1x2x3x4xf32>
+  %back = tensor.collapse_shape %shifted [[0, 1], [2], [3]] : tensor<1x2x3x4xf32> into tensor<2x3x4xf32>
+  %e2 = tensor.empty() : tensor<2x3x4xf32>
+  %w = linalg.softmax dimension(2) ins(%back : tensor<2x3x4xf32>)
+      outs(%e2 : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %o = tfm.batch_matmul %w, %v
+      : (tensor<2x3x4xf32>, tensor<2x4x8xf32>) -> tensor<2x3x8xf32>
+  return %o : tensor<2x3x8xf32>
+}
