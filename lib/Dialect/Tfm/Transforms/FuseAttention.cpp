@@ -445,8 +445,15 @@ struct MaskUse {
   SmallVector<int64_t> scoreDims;
   /// The scores the mask is added to.
   RankedTensorType scoresType;
+  /// Instead of `source`, a constant that the matcher computed (two
+  /// constant masks added together), created only if the attention fuses.
+  DenseElementsAttr folded;
 
   int64_t getScoreRank() const { return scoresType.getRank(); }
+  RankedTensorType getSourceType() const {
+    return folded ? cast<RankedTensorType>(folded.getType())
+                  : cast<RankedTensorType>(source.getType());
+  }
 
   /// The rank of the mask as the attention's `mask` operand: its dimensions
   /// from the first score dimension it runs along to the last one.
@@ -593,7 +600,7 @@ getQueryKeyDims(const MaskUse &mask) {
     return std::nullopt;
   int64_t queryDim = query - mask.scoreDims.begin();
   int64_t keyDim = key - mask.scoreDims.begin();
-  auto type = cast<RankedTensorType>(mask.source.getType());
+  RankedTensorType type = mask.getSourceType();
   if (type.getDimSize(queryDim) != mask.scoresType.getDimSize(rank - 2) ||
       type.getDimSize(keyDim) != mask.scoresType.getDimSize(rank - 1))
     return std::nullopt;
@@ -978,8 +985,8 @@ void AttentionMatcher::addScale(Value side, bool divide) {
 /// to, in their row-major order, or nothing if it is not a constant of
 /// static shape (or is too large to expand).
 std::optional<std::vector<double>> expandConstantMask(const MaskUse &mask) {
-  DenseFPElementsAttr attr;
-  if (!matchPattern(mask.source, m_Constant(&attr)) ||
+  auto attr = dyn_cast_if_present<DenseFPElementsAttr>(mask.folded);
+  if ((!attr && !matchPattern(mask.source, m_Constant(&attr))) ||
       !mask.scoresType.hasStaticShape() ||
       mask.scoresType.getNumElements() > (int64_t{1} << 24))
     return std::nullopt;
@@ -1031,15 +1038,11 @@ std::optional<MaskUse> combineConstantMasks(const MaskUse &a, const MaskUse &b,
                     APFloat::rmNearestTiesToEven, &losesInfo);
     sum.push_back(element);
   }
-  OpBuilder builder(a.source.getContext());
-  builder.setInsertionPointAfterValue(a.source);
-  Value constant = arith::ConstantOp::create(
-      builder, a.source.getLoc(),
-      DenseElementsAttr::get(layout.scoresType, sum));
-  return MaskUse{constant,
+  return MaskUse{Value(),
                  llvm::to_vector(llvm::seq<int64_t>(
                      0, layout.scoresType.getRank())),
-                 layout.scoresType};
+                 layout.scoresType,
+                 DenseElementsAttr::get(layout.scoresType, sum)};
 }
 
 void AttentionMatcher::addMask(MaskUse mask) {
@@ -1160,9 +1163,11 @@ Value AttentionMatcher::foldScale(Value operand) {
 void AttentionMatcher::checkTypes(Operation *anchor) {
   Type elementType = getElementTypeOrSelf(result.query.getType());
   SmallVector<Value> others{result.key, result.value, anchor->getResult(0)};
-  if (result.mask)
+  if (result.mask && result.mask->source)
     others.push_back(result.mask->source);
   if (getElementTypeOrSelf(result.scoresType) != elementType ||
+      (result.mask &&
+       result.mask->getSourceType().getElementType() != elementType) ||
       llvm::any_of(others, [&](Value v) {
         return getElementTypeOrSelf(v.getType()) != elementType;
       })) {
@@ -1278,11 +1283,13 @@ Value transposeLastTwo(OpBuilder &b, Location loc, Value v) {
 /// where it is broadcast between the score dimensions it runs along, so
 /// that it broadcasts to the scores by NumPy's rules.
 Value buildMaskOperand(OpBuilder &b, Location loc, const MaskUse &mask) {
-  auto type = cast<RankedTensorType>(mask.source.getType());
+  RankedTensorType type = mask.getSourceType();
+  Value source = mask.folded ? arith::ConstantOp::create(b, loc, mask.folded)
+                             : mask.source;
   int64_t rank = mask.getOperandRank();
   int64_t numSource = type.getRank();
   if (rank == numSource)
-    return mask.source;
+    return source;
   int64_t offset = mask.getScoreRank() - rank;
   SmallVector<int64_t> shape(rank, 1);
   SmallVector<ReassociationIndices> groups;
@@ -1292,7 +1299,7 @@ Value buildMaskOperand(OpBuilder &b, Location loc, const MaskUse &mask) {
     shape[start] = type.getDimSize(j);
     groups.push_back(llvm::to_vector(llvm::seq<int64_t>(start, end)));
   }
-  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), mask.source,
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), source,
                                        groups);
 }
 
