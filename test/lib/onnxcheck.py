@@ -212,6 +212,13 @@ def swin():
                            num_classes=10)
 
 
+def swin_t():
+    """torchvision's swin_t (28 M parameters) with random weights, for a
+    check by hand at 224x224 (not in the suite: it compiles in about 40 s)."""
+    from torchvision.models import swin_t as build
+    return build()
+
+
 def randn(*shape):
     return torch.randn(*shape)
 
@@ -270,6 +277,7 @@ MODELS = {
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
     "swin": (swin, lambda: (randn(BATCH, 3, 40, 40),)),
+    "swin_t": (swin_t, lambda: (randn(1, 3, 224, 224),)),
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
 }
