@@ -315,13 +315,18 @@ SymbolicShape Importer::shapeOf(Value value) {
   auto it = shapes.find(value);
   if (it != shapes.end())
     return it->second;
-  // Only values of static shape, or the graph's own ops on recorded ones,
-  // reach here; a dynamic dimension nobody recorded is a fresh size that
-  // equals no other.
+  // A dynamic dimension that nobody recorded is a size of its own, equal to
+  // no other, read from the value itself where it is needed.
   SymbolicShape shape = getSymbolicShape(type.getShape());
-  for (auto [i, dim] : llvm::enumerate(type.getShape()))
-    if (ShapedType::isDynamic(dim))
-      shape[i] = SymbolicSize::symbol(~0u - i);
+  for (auto [i, dim] : llvm::enumerate(type.getShape())) {
+    if (!ShapedType::isDynamic(dim))
+      continue;
+    shape[i] = SymbolicSize::symbol(symbolNames.size());
+    symbolNames.push_back("?");
+    symbolSources.push_back({value, static_cast<int64_t>(i)});
+  }
+  if (!type.hasStaticShape())
+    shapes[value] = shape;
   return shape;
 }
 
