@@ -67,6 +67,17 @@ void printUsage(const char *argv0, const Signature &signature) {
   if (!signature.dimNames.empty())
     std::fprintf(stderr, "sizes named in the shapes are dynamic: each is "
                          "taken from the inputs that have it\n");
+  if (std::any_of(signature.inputs.begin(), signature.inputs.end(),
+                  [](const TensorSpec &in) {
+                    return in.role == TensorSpec::Role::KvCache;
+                  }))
+    std::fprintf(stderr,
+                 "the model has key/value caches; to generate tokens:\n"
+                 "  %s --generate N --prompt IDS.npy -o TOKENS.npy "
+                 "[--logits LOGITS.npy]\n"
+                 "     [--temperature T [--top-k K] [--seed S]] "
+                 "[--threads T]\n",
+                 argv0);
 }
 
 /// Where a dynamic size got its value: "input 0 (x) dimension 1".
@@ -158,6 +169,9 @@ void allocateOutput(size_t index, const TensorSpec &spec, Array &array) {
 
 } // namespace
 
+// --generate, for models compiled with --kv-cache (GenerateMain.cpp).
+int tfmGenerateMain(int argc, char **argv);
+
 extern "C" const char *tfmGpuUnavailable() __attribute__((weak));
 // The kernels' table of a model compiled with tfm-compile --profile.
 extern "C" const char tfm_profile_kernels[] __attribute__((weak));
@@ -168,6 +182,9 @@ int main(int argc, char **argv) {
   // so that later calls reuse pages instead of faulting fresh ones in.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--generate") == 0)
+      return tfmGenerateMain(argc, argv);
   Signature signature;
   std::string error;
   if (!parseSignature(tfm_signature, signature, error))

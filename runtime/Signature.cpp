@@ -86,7 +86,19 @@ bool tfm::runtime::parseSignature(const char *text, Signature &signature,
       error = "the model's signature has a malformed line: " + line;
       return false;
     }
-    if (kind == "attn") {
+    if (kind == "in") {
+      std::string role;
+      if (fields >> role) {
+        if (role == "kv_cache")
+          spec.role = TensorSpec::Role::KvCache;
+        else if (role == "kv_position")
+          spec.role = TensorSpec::Role::KvPosition;
+        else {
+          error = "the model's signature has a malformed line: " + line;
+          return false;
+        }
+      }
+    } else if (kind == "attn") {
       std::getline(fields >> std::ws, spec.attention);
       if (spec.attention.empty())
         spec.attention = spec.name;

@@ -25,6 +25,13 @@
 //
 //   attn <name> <dtype> <shape> <location>
 //
+// and a model compiled with --kv-cache marks its key/value caches, which it
+// updates in place, and the number of positions they hold (runtime/
+// Generate.h runs such models):
+//
+//   in <name> <dtype> <shape> kv_cache
+//   in <name> i64 scalar kv_position
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TFM_RUNTIME_SIGNATURE_H
@@ -53,6 +60,8 @@ struct TensorSpec {
   std::vector<int64_t> shape;
   /// For the weights of an attention (`attn`), its location; else empty.
   std::string attention;
+  /// For an input, whether generation fills it (see above).
+  enum class Role { Data, KvCache, KvPosition } role = Role::Data;
 
   static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
   /// The dynamic size that `dim` is, or -1 for a fixed size.

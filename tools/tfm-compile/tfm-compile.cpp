@@ -145,6 +145,14 @@ cl::list<std::string> maxSizes(
     cl::value_desc("name=N"), cl::cat(category));
 cl::opt<int64_t> maxSeq("max-seq", cl::desc("Same as --max-size=seq=N"),
                         cl::value_desc("N"), cl::init(0), cl::cat(category));
+cl::opt<bool> kvCache(
+    "kv-cache",
+    cl::desc("Compile a decoder exported with past_key_values (each present "
+             "output the past input with this call's keys or values "
+             "appended) as a step over key/value caches of --max-seq "
+             "positions, updated in place; the executable's --generate runs "
+             "it"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> verbose(
     "verbose",
     cl::desc("Print each stage of the compile and its time (on a terminal "
@@ -475,6 +483,14 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   tfm::TfmPrepareEntryOptions entryOptions;
   entryOptions.entry = entryName;
   entryOptions.maxSizes.assign(maxSizes.begin(), maxSizes.end());
+  if (kvCache) {
+    // The caches hold --max-seq positions, so that a call's positions
+    // (seq) are at most that many too.
+    tfm::TfmKvCacheOptions cacheOptions;
+    cacheOptions.entry = entryName;
+    cacheOptions.maxLen = maxSeq;
+    pm.addPass(tfm::createTfmKvCache(cacheOptions));
+  }
   if (maxSeq != 0)
     entryOptions.maxSizes.push_back("seq=" + std::to_string(maxSeq));
   pm.addPass(tfm::createTfmPrepareEntry(entryOptions));

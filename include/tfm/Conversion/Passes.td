@@ -15,6 +15,10 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg"> {
     of `tfm-decompose`). The result is ready for upstream tiling,
     vectorization and bufferization.
 
+    `tfm.kv_cache_append` becomes a `tensor.insert_slice` of the update
+    into the cache and a `tensor.extract_slice` of its prefix, after a
+    `cf.assert` that the cache holds them.
+
     `tfm.attention` lowers here to its reference form, which materialises the
     score matrix: `batch_matmul(Q, Kᵀ) · scale`, masking, softmax and
     `batch_matmul(·, V)`.
@@ -24,6 +28,7 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::tensor::TensorDialect",

@@ -48,6 +48,8 @@ void tfm::buildOneShotBufferization(OpPassManager &pm) {
   // out-parameter instead of being copied into it (of any shape: the
   // caller allocates outputs of dynamic size from the sizes it passes).
   pm.addPass(createCanonicalizerPass());
+  // Updated key/value caches are their arguments' buffers, not outputs.
+  pm.addPass(createTfmDropKvCacheResults());
 
   bufferization::BufferResultsToOutParamsPassOptions outParams;
   outParams.hoistStaticAllocs = true;

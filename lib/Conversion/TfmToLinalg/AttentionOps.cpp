@@ -36,6 +36,8 @@
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -725,11 +727,15 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     Value max = createFilledTensor(rewriter, loc, rows, f32,
                                    -std::numeric_limits<double>::infinity());
     Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
+    // A causal mask shifted by query_offset: the queries start there among
+    // the keys, and the keys at 0.
+    Value queryOffset = op.getQueryOffset(), keyOffset;
+    if (queryOffset)
+      keyOffset = arith::ConstantIndexOp::create(rewriter, loc, 0);
     auto online = OnlineAttentionOp::create(
         rewriter, loc, acc.getType(), max.getType(), sum.getType(), query, keyT,
-        value, lens, mask, /*query_offset=*/Value(),
-        /*key_offset=*/Value(), acc, max, sum, op.getScaleAttr(),
-        op.getCausalAttr());
+        value, lens, mask, queryOffset, keyOffset, acc, max, sum,
+        op.getScaleAttr(), op.getCausalAttr());
 
     // out = acc / sum, in the element type.
     MLIRContext *ctx = rewriter.getContext();
@@ -1048,9 +1054,47 @@ struct LowerMergeHeads : OpRewritePattern<MergeHeadsOp> {
   }
 };
 
+/// kv_cache_append -> a check that the cache holds position + S rows, the
+/// update inserted at row `position`, and the first position + S rows.
+struct LowerKvCacheAppend : OpRewritePattern<KvCacheAppendOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(KvCacheAppendOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t rank = getTensorType(op.getCache()).getRank();
+    int64_t seqDim = rank - 2;
+    SmallVector<OpFoldResult> sizes = getDims(rewriter, loc, op.getUpdate());
+    Value steps = getValueOrCreateConstantIndexOp(rewriter, loc, sizes[seqDim]);
+    Value end = arith::AddIOp::create(rewriter, loc, op.getPosition(), steps);
+    Value maxLen = getValueOrCreateConstantIndexOp(
+        rewriter, loc, getDims(rewriter, loc, op.getCache())[seqDim]);
+    Value fits = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ule,
+                                       end, maxLen);
+    cf::AssertOp::create(rewriter, loc, fits,
+                         "the key/value cache is full: the positions so far "
+                         "and this call's are more than it holds (the "
+                         "model's --max-seq)");
+
+    SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));
+    offsets[seqDim] = op.getPosition();
+    Value updated = tensor::InsertSliceOp::create(
+        rewriter, loc, op.getUpdate(), op.getCache(), offsets, sizes, strides);
+    offsets[seqDim] = rewriter.getIndexAttr(0);
+    sizes[seqDim] = end;
+    Value prefix = tensor::ExtractSliceOp::create(
+        rewriter, loc, updated, offsets, sizes, strides);
+    rewriter.replaceOp(op, {updated, castToTensorType(rewriter, loc, prefix,
+                                                      op.getPrefix().getType())});
+    return success();
+  }
+};
+
 } // namespace
 
 void tfm::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerKvCacheAppend>(patterns.getContext());
   patterns.add<LowerBatchMatmul, LowerMaskedSoftmax, LowerAttention,
                LowerAdditiveAttention, LowerKernelPooling, LowerSplitHeads,
                LowerMergeHeads>(patterns.getContext());

@@ -270,11 +270,16 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
   if (failed(checkTensorSizes(entry->getParentOfType<ModuleOp>())))
     return failure();
   FunctionType type = entry.getFunctionType();
-  for (auto [i, input] : llvm::enumerate(type.getInputs()))
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
     if (failed(addSpec(entry, "input", i, input,
                        entry.getArgAttrOfType<StringAttr>(i, "tfm.name"),
                        signature.inputs)))
       return failure();
+    if (entry.getArgAttr(i, kKvCacheAttr))
+      signature.inputs.back().role = TensorSpec::Role::KvCache;
+    else if (entry.getArgAttr(i, kKvPositionAttr))
+      signature.inputs.back().role = TensorSpec::Role::KvPosition;
+  }
   for (auto [i, output] : llvm::enumerate(type.getResults())) {
     if (failed(addSpec(entry, "result", i, output,
                        entry.getResultAttrOfType<StringAttr>(i, "tfm.name"),
@@ -288,6 +293,14 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
                              << " returns nothing";
   if (failed(bindEntryDims(entry, signature)))
     return failure();
+  // The updated caches are their inputs' buffers, written in place
+  // (tfm-drop-kv-cache-results): no output of the binary.
+  for (int64_t i = entry.getNumResults() - 1; i >= 0; --i)
+    if (entry.getResultAttr(i, kKvCacheAttr))
+      signature.outputs.erase(signature.outputs.begin() + i);
+  if (signature.outputs.empty())
+    return entry.emitError() << "entry @" << entry.getSymName()
+                             << " returns nothing but its key/value caches";
   uniqueParameterNames(signature);
   if (failed(applyMaxSizes(entry, maxSizes, signature)))
     return failure();
@@ -295,6 +308,9 @@ FailureOr<EntrySignature> prepareEntry(func::FuncOp entry,
   for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i) {
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
     entry.removeArgAttr(i, StringAttr::get(entry.getContext(), kEntryDimsAttr));
+    entry.removeArgAttr(i, StringAttr::get(entry.getContext(), kKvCacheAttr));
+    entry.removeArgAttr(i,
+                        StringAttr::get(entry.getContext(), kKvPositionAttr));
   }
   for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i) {
     entry.removeResultAttr(i, StringAttr::get(entry.getContext(), "tfm.name"));
@@ -331,6 +347,12 @@ static ArrayAttr specsToAttr(MLIRContext *ctx,
     if (!spec.attention.empty())
       fields.push_back(NamedAttribute(StringAttr::get(ctx, "attention"),
                                       StringAttr::get(ctx, spec.attention)));
+    if (spec.role != TensorSpec::Role::Data)
+      fields.push_back(NamedAttribute(
+          StringAttr::get(ctx, "role"),
+          StringAttr::get(ctx, spec.role == TensorSpec::Role::KvCache
+                                   ? "kv_cache"
+                                   : "kv_position")));
     entries.push_back(DictionaryAttr::get(ctx, fields));
   }
   return ArrayAttr::get(ctx, entries);
@@ -399,6 +421,14 @@ static bool attrToSpecs(Attribute attr, size_t numSymbols,
         {name.str(), tensor, std::vector<int64_t>(dims.begin(), dims.end())});
     if (auto where = dict.getAs<StringAttr>("attention"))
       specs.back().attention = where.str();
+    if (auto role = dict.getAs<StringAttr>("role")) {
+      if (role.getValue() == "kv_cache")
+        specs.back().role = TensorSpec::Role::KvCache;
+      else if (role.getValue() == "kv_position")
+        specs.back().role = TensorSpec::Role::KvPosition;
+      else
+        return false;
+    }
   }
   return true;
 }
@@ -466,10 +496,14 @@ static std::string signatureText(const EntrySignature &signature) {
   for (auto [dim, bound] :
        llvm::zip_equal(signature.dimNames, signature.dimBounds))
     text += "dim " + dim + (bound ? " " + std::to_string(bound) : "") + "\n";
+  // The inputs that generation fills (tfm-kv-cache) are marked.
   for (const TensorSpec &in : signature.inputs)
-    text += llvm::formatv("in {0} {1} {2}\n", in.name,
-                          getDTypeName(in.type.getElementType()),
-                          shapeText(in, signature));
+    text += llvm::formatv(
+        "in {0} {1} {2}{3}\n", in.name, getDTypeName(in.type.getElementType()),
+        shapeText(in, signature),
+        in.role == TensorSpec::Role::KvCache      ? " kv_cache"
+        : in.role == TensorSpec::Role::KvPosition ? " kv_position"
+                                                  : "");
   // Attention weights (tfm-compile --attention-weights) are outputs too,
   // marked, with the attention's location after the shape.
   for (const TensorSpec &out : signature.outputs) {
@@ -718,7 +752,11 @@ std::string renderHeader(const EntrySignature &signature, StringRef source,
     os << "] (" << role << ")\n";
   };
   for (const TensorSpec &in : signature.inputs)
-    describe(in, "input");
+    describe(in, in.role == TensorSpec::Role::KvCache
+                     ? "input: a key/value cache, updated in place"
+                 : in.role == TensorSpec::Role::KvPosition
+                     ? "input: the positions the caches hold"
+                     : "input");
   for (const TensorSpec &out : signature.outputs)
     describe(out, out.attention.empty()
                       ? std::string("output, written by the call")
@@ -733,8 +771,10 @@ std::string renderHeader(const EntrySignature &signature, StringRef source,
     first = false;
   }
   for (const TensorSpec &in : signature.inputs) {
-    os << (first ? "" : ", ") << "const " << getCType(in.type.getElementType())
-       << " *" << in.name;
+    // Caches are updated in place.
+    os << (first ? "" : ", ")
+       << (in.role == TensorSpec::Role::KvCache ? "" : "const ")
+       << getCType(in.type.getElementType()) << " *" << in.name;
     first = false;
   }
   for (const TensorSpec &out : signature.outputs) {

@@ -16,6 +16,7 @@ namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMBINDWEIGHTS
 #define GEN_PASS_DEF_TFMEMITCINTERFACE
+#define GEN_PASS_DEF_TFMKVCACHE
 #define GEN_PASS_DEF_TFMPREPAREENTRY
 #include "tfm/Target/Native/Passes.h.inc"
 } // namespace tfm
@@ -31,6 +32,16 @@ struct TfmBindWeightsPass : tfm::impl::TfmBindWeightsBase<TfmBindWeightsPass> {
   void runOnOperation() override {
     func::FuncOp func = findEntry(getOperation(), entry);
     if (!func || failed(bindWeights(func, file)))
+      signalPassFailure();
+  }
+};
+
+struct TfmKvCachePass : tfm::impl::TfmKvCacheBase<TfmKvCachePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = findEntry(getOperation(), entry);
+    if (!func || failed(convertToKvCache(func, maxLen)))
       signalPassFailure();
   }
 };

@@ -939,19 +939,25 @@ static LogicalResult importTrilu(Importer &importer,
     return failure();
   if (type->getRank() < 2)
     return importer.emitError() << "Trilu needs a matrix, found " << *type;
-  int64_t k = 0;
+  // k is a constant, or a size the graph computes from its dynamic shapes
+  // (`tril(past)` of a decoder with a key/value cache: query i is position
+  // past + i).
+  SymbolicSize symbolicK = 0;
   if (Importer::hasInput(node, 1)) {
-    FailureOr<SmallVector<int64_t>> values = importer.getInts(node, 1, "k");
+    FailureOr<SymbolicShape> values = importer.getSizes(node, 1, "k");
     if (failed(values))
       return failure();
     if (values->size() != 1)
       return importer.emitError() << "Trilu's k must be a scalar";
-    k = values->front();
+    symbolicK = values->front();
   }
+  std::optional<int64_t> constantK = symbolicK.getConstant();
+  int64_t k = constantK.value_or(0);
   bool upper = getIntAttr(node, "upper", 1) != 0;
   int64_t rows = type->getDimSize(type->getRank() - 2);
   int64_t cols = type->getDimSize(type->getRank() - 1);
-  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols)) {
+  if (ShapedType::isDynamic(rows) || ShapedType::isDynamic(cols) ||
+      !constantK) {
     // A triangle of dynamic size: element (i, j) kept where j - i >= k
     // (upper) or <= k, computed from the indices.
     FailureOr<Value> value = importer.getValue(node, 0);
@@ -961,6 +967,7 @@ static LogicalResult importTrilu(Importer &importer,
     ImplicitLocOpBuilder &b = importer.builder();
     int64_t rank = type->getRank();
     Value init = importer.empty(shape, type->getElementType());
+    Value dynamicK = constantK ? Value() : importer.materialize(symbolicK);
     auto map = b.getMultiDimIdentityMap(rank);
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
@@ -980,7 +987,13 @@ static LogicalResult importTrilu(Importer &importer,
               Value i = linalg::IndexOp::create(nested, loc, rank - 2);
               Value j = linalg::IndexOp::create(nested, loc, rank - 1);
               Value keep;
-              if (upper && (k == 0 || k == 1))
+              if (dynamicK)
+                keep = arith::CmpIOp::create(
+                    nested, loc,
+                    upper ? arith::CmpIPredicate::sge
+                          : arith::CmpIPredicate::sle,
+                    arith::SubIOp::create(nested, loc, j, i), dynamicK);
+              else if (upper && (k == 0 || k == 1))
                 keep = arith::CmpIOp::create(
                     nested, loc,
                     k ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge,

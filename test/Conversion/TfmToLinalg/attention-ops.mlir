@@ -355,3 +355,22 @@ func.func @merge_heads_dynamic(%x: tensor<?x?x4xf32>) -> tensor<?x?x12xf32> {
   %0 = tfm.merge_heads %x {num_heads = 3 : i64} : (tensor<?x?x4xf32>) -> tensor<?x?x12xf32>
   return %0 : tensor<?x?x12xf32>
 }
+
+// -----
+
+// kv_cache_append writes the update at row `position` of the cache in
+// place (an insert_slice into the cache) and reads back the first position
+// + S rows, after checking that they fit.
+// CHECK-LABEL: func.func @kv_cache_append(
+//  CHECK-SAME:   %[[C:.*]]: tensor<1x4x64x16xf32>, %[[U:.*]]: tensor<1x4x?x16xf32>, %[[P:.*]]: index)
+//       CHECK:   %[[S:.*]] = tensor.dim %[[U]], %c2
+//       CHECK:   %[[END:.*]] = arith.addi %[[P]], %[[S]]
+//       CHECK:   %[[FITS:.*]] = arith.cmpi ule, %[[END]], %c64
+//       CHECK:   cf.assert %[[FITS]], "the key/value cache is full
+//       CHECK:   %[[UPD:.*]] = tensor.insert_slice %[[U]] into %[[C]][0, 0, %[[P]], 0] [1, 4, %[[S]], 16] [1, 1, 1, 1]
+//       CHECK:   %[[PRE:.*]] = tensor.extract_slice %[[UPD]][0, 0, 0, 0] [1, 4, %[[END]], 16] [1, 1, 1, 1]
+//       CHECK:   return %[[UPD]], %[[PRE]]
+func.func @kv_cache_append(%cache: tensor<1x4x64x16xf32>, %k: tensor<1x4x?x16xf32>, %p: index) -> (tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>) {
+  %updated, %prefix = tfm.kv_cache_append %cache, %k at %p : tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+  return %updated, %prefix : tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+}

@@ -119,3 +119,16 @@ func.func @attention_f16(%q: tensor<?x7x8xf16>, %k: tensor<?x6x8xf16>, %v: tenso
   %0 = tfm.attention %q, %k, %v : (tensor<?x7x8xf16>, tensor<?x6x8xf16>, tensor<?x6x3xf16>) -> tensor<2x7x3xf16>
   return %0 : tensor<2x7x3xf16>
 }
+
+// -----
+
+// A causal mask shifted by query_offset: the online attention's queries
+// start there among the keys, which start at 0.
+// CHECK-LABEL: func.func @attention_query_offset(
+//  CHECK-SAME:   %{{.*}}: tensor<4x1x16xf32>, %{{.*}}: tensor<4x?x16xf32>, %{{.*}}: tensor<4x?x16xf32>, %[[P:.*]]: index)
+//       CHECK:   %[[C0:.*]] = arith.constant 0 : index
+//       CHECK:   tfm.online_attention %{{.*}}, %{{.*}}, %{{.*}} offsets(%[[P]], %[[C0]]) {causal}
+func.func @attention_query_offset(%q: tensor<4x1x16xf32>, %k: tensor<4x?x16xf32>, %v: tensor<4x?x16xf32>, %p: index) -> tensor<4x1x16xf32> {
+  %r = tfm.attention %q, %k, %v query_offset(%p) {causal} : (tensor<4x1x16xf32>, tensor<4x?x16xf32>, tensor<4x?x16xf32>, index) -> tensor<4x1x16xf32>
+  return %r : tensor<4x1x16xf32>
+}

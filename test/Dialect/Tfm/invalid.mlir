@@ -411,6 +411,58 @@ func.func @attention_result(%q: tensor<8x10x16xf32>, %v: tensor<8x10x32xf32>) {
 
 // -----
 
+func.func @attention_query_offset_without_causal(%q: tensor<1x1x16xf32>, %k: tensor<1x8x16xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.attention' op query_offset is the queries' position for the causal mask: it needs 'causal'}}
+  %r = tfm.attention %q, %k, %k query_offset(%p) : (tensor<1x1x16xf32>, tensor<1x8x16xf32>, tensor<1x8x16xf32>, index) -> tensor<1x1x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// kv_cache_append
+//===----------------------------------------------------------------------===//
+
+func.func @kv_cache_append_head_dim(%c: tensor<1x4x64x16xf32>, %u: tensor<1x4x1x8xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.kv_cache_append' op expected dimension 3 of update to be 16 (the cache's last dimension), found 'tensor<1x4x1x8xf32>'}}
+  %a, %b = tfm.kv_cache_append %c, %u at %p : tensor<1x4x64x16xf32>, tensor<1x4x1x8xf32> -> tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_cache_append_heads(%c: tensor<1x4x64x16xf32>, %u: tensor<1x2x1x16xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.kv_cache_append' op}}
+  %a, %b = tfm.kv_cache_append %c, %u at %p : tensor<1x4x64x16xf32>, tensor<1x2x1x16xf32> -> tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_cache_append_updated_type(%c: tensor<1x4x64x16xf32>, %u: tensor<1x4x1x16xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.kv_cache_append' op updated has type 'tensor<1x4x32x16xf32>'; expected the cache's, 'tensor<1x4x64x16xf32>'}}
+  %a, %b = tfm.kv_cache_append %c, %u at %p : tensor<1x4x64x16xf32>, tensor<1x4x1x16xf32> -> tensor<1x4x32x16xf32>, tensor<1x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_cache_append_too_many(%c: tensor<1x4x8x16xf32>, %u: tensor<1x4x9x16xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.kv_cache_append' op writes 9 positions into a cache of 8}}
+  %a, %b = tfm.kv_cache_append %c, %u at %p : tensor<1x4x8x16xf32>, tensor<1x4x9x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x?x16xf32>
+  return
+}
+
+// -----
+
+func.func @kv_cache_append_prefix(%c: tensor<1x4x8x16xf32>, %u: tensor<1x4x1x16xf32>, %p: index) {
+  // expected-error @+1 {{'tfm.kv_cache_append' op prefix has 9 positions, more than the cache's 8}}
+  %a, %b = tfm.kv_cache_append %c, %u at %p : tensor<1x4x8x16xf32>, tensor<1x4x1x16xf32> -> tensor<1x4x8x16xf32>, tensor<1x4x9x16xf32>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // additive_attention
 //===----------------------------------------------------------------------===//

@@ -267,6 +267,31 @@ func.func @attention_4d_dynamic_bf16(%q: tensor<?x12x?x64xbf16>, %k: tensor<?x12
   return %r : tensor<?x12x?x64xbf16>
 }
 
+// A step of a decoder with a key/value cache: the causal mask shifted by
+// the cache's length.
+// CHECK-LABEL: func.func @attention_query_offset(
+// CHECK-SAME:    %[[Q:.*]]: tensor<1x4x1x16xf32>, %[[K:.*]]: tensor<1x4x?x16xf32>, %[[V:.*]]: tensor<1x4x?x16xf32>, %[[P:.*]]: index)
+// CHECK:         %[[R:.*]] = tfm.attention %[[Q]], %[[K]], %[[V]] query_offset(%[[P]]) {causal} :
+// CHECK-SAME:      (tensor<1x4x1x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, index) -> tensor<1x4x1x16xf32>
+func.func @attention_query_offset(%q: tensor<1x4x1x16xf32>, %k: tensor<1x4x?x16xf32>, %v: tensor<1x4x?x16xf32>, %p: index) -> tensor<1x4x1x16xf32> {
+  %r = tfm.attention %q, %k, %v query_offset(%p) {causal} : (tensor<1x4x1x16xf32>, tensor<1x4x?x16xf32>, tensor<1x4x?x16xf32>, index) -> tensor<1x4x1x16xf32>
+  return %r : tensor<1x4x1x16xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// kv_cache_append
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @kv_cache_append(
+// CHECK-SAME:    %[[C:.*]]: tensor<1x4x64x16xf32>, %[[U:.*]]: tensor<1x4x?x16xf32>, %[[P:.*]]: index)
+// CHECK:         %[[UPD:.*]], %[[PRE:.*]] = tfm.kv_cache_append %[[C]], %[[U]] at %[[P]] :
+// CHECK-SAME:      tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+// CHECK:         return %[[UPD]], %[[PRE]]
+func.func @kv_cache_append(%cache: tensor<1x4x64x16xf32>, %k: tensor<1x4x?x16xf32>, %p: index) -> (tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>) {
+  %updated, %prefix = tfm.kv_cache_append %cache, %k at %p : tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32> -> tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+  return %updated, %prefix : tensor<1x4x64x16xf32>, tensor<1x4x?x16xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // additive_attention
 //===----------------------------------------------------------------------===//

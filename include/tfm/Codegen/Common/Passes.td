@@ -152,6 +152,18 @@ def TfmLowerAsserts : Pass<"tfm-lower-asserts", "::mlir::ModuleOp"> {
                            "::mlir::cf::ControlFlowDialect"];
 }
 
+def TfmDropKvCacheResults : Pass<"tfm-drop-kv-cache-results",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Drop the results that are key/value caches updated in place";
+  let description = [{
+    After one-shot bufferization, a result marked `tfm.kv_cache = i` (an
+    updated cache, see tfm-kv-cache) must be argument `i`'s buffer, which
+    the function wrote in place: the result is dropped, so that the
+    caller's cache is the one buffer of it and no step copies it. A cache
+    that bufferization could not update in place is an error naming it.
+  }];
+}
+
 def TfmCopyRepeatedResults : Pass<"tfm-copy-repeated-results",
                                    "::mlir::func::FuncOp"> {
   let summary = "Give each result of a function a tensor of its own";

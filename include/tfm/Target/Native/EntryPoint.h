@@ -33,6 +33,10 @@ struct TensorSpec {
   /// For an output that holds an attention's weights
   /// (tfm-expose-attention-weights), the attention's location; else empty.
   std::string attention;
+  /// For an input, what the generation runtime gives it: a key/value cache
+  /// that the model updates in place, or the number of positions the
+  /// caches hold (tfm-kv-cache); else an input the caller fills.
+  enum class Role { Data, KvCache, KvPosition } role = Role::Data;
 
   static int64_t symbolDim(int64_t symbol) { return -2 - symbol; }
   /// The dynamic size that `dim` (an element of `dims`) is, if any.
@@ -68,6 +72,23 @@ std::string sanitizeName(llvm::StringRef name);
 /// the inputs'.
 mlir::LogicalResult bindEntryDims(mlir::func::FuncOp entry,
                                   EntrySignature &signature);
+
+/// The argument attribute of a key/value cache that the entry updates in
+/// place (tfm-kv-cache), and the result attribute, holding that argument's
+/// index, of the cache it returns updated.
+constexpr const char *kKvCacheAttr = "tfm.kv_cache";
+/// The argument attribute of the caches' length before the call.
+constexpr const char *kKvPositionAttr = "tfm.kv_position";
+
+/// Rewrites `entry`, a decoder exported "with past" (each `present` result
+/// the `concat(past, new)` of a `past` argument along its second-to-last
+/// dimension, all pasts of one dynamic length named in tfm.dims), into a
+/// step over key/value caches of `maxLen` positions: each past argument
+/// becomes a cache of `maxLen` positions (kKvCacheAttr), a rank-0 i64
+/// argument (kKvPositionAttr) says how many of them are filled, and each
+/// concat a tfm.kv_cache_append whose updated cache is returned in place of
+/// the present. Emits an error naming what does not fit.
+mlir::LogicalResult convertToKvCache(mlir::func::FuncOp entry, int64_t maxLen);
 
 /// The symbol the entry function is renamed to before lowering, so that a
 /// graph's `@main` cannot collide with the C `main` of the executable.

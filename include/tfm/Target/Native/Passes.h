@@ -9,6 +9,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
+#include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 
 namespace mlir {
 namespace tfm {

@@ -23,6 +23,41 @@ def TfmBindWeights : Pass<"tfm-bind-weights", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TfmKvCache : Pass<"tfm-kv-cache", "::mlir::ModuleOp"> {
+  let summary = "Turn a decoder exported with past into a step over "
+                "in-place key/value caches";
+  let description = [{
+    A decoder exported "with past" (Hugging Face / optimum's layout) takes
+    the keys and values of the earlier positions, `past_key_<i>` of
+    `[batch, heads, past, head_dim]`, and returns them with this call's
+    appended, `present_key_<i> = concat(past_key_<i>, k)`: every step
+    copies the whole cache twice. This pass rewrites the entry into a step
+    over caches of `max-len` positions that the caller allocates once:
+
+    - each past argument becomes a cache `[batch, heads, max-len,
+      head_dim]` (`tfm.kv_cache`), and a new rank-0 `i64` argument, named
+      like the past length (`past`), says how many positions it holds
+      (`tfm.kv_position`); every use of the past length reads it;
+    - each concat becomes `tfm.kv_cache_append`, whose prefix the
+      attention reads and whose updated cache replaces the present result
+      (`tfm.kv_cache` = the cache argument's index).
+
+    Bufferization then writes the new positions into the caller's buffers
+    in place, and tfm-prepare-entry leaves the updated caches out of the
+    outputs. `tfm-compile --kv-cache` runs it with `--max-seq`'s length.
+  }];
+  let options = [
+    Option<"entry", "entry", "std::string", /*default=*/"",
+           "The entry function (default: the only public one, or @main)">,
+    Option<"maxLen", "max-len", "int64_t", /*default=*/"0",
+           "The positions a cache holds (prompt and generated tokens)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tfm::TfmDialect"];
+}
+
 def TfmPrepareEntry : Pass<"tfm-prepare-entry", "::mlir::ModuleOp"> {
   let summary = "Make the entry function the interface of a native binary";
   let description = [{

@@ -181,6 +181,9 @@ LogicalResult AttentionOp::verify() {
   if (failed(verifyNonZeroDim(*this, {"query", getQuery()}, -1,
                               "the head dimension")))
     return failure();
+  if (getQueryOffset() && !getCausal())
+    return emitOpError("query_offset is the queries' position for the causal "
+                       "mask: it needs 'causal'");
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());
 }
 
@@ -208,9 +211,59 @@ std::optional<double> AttentionOp::getEffectiveScale() {
   return 1.0 / std::sqrt(static_cast<double>(d));
 }
 
+namespace {
+/// query_offset(0) is the default, top-left aligned causal mask.
+struct DropZeroQueryOffset : OpRewritePattern<AttentionOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AttentionOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getQueryOffset() || !matchPattern(op.getQueryOffset(), m_Zero()))
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] { op.getQueryOffsetMutable().clear(); });
+    return success();
+  }
+};
+} // namespace
+
 void AttentionOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<DropNoOpValidLensInAttention>(context);
+  results.add<DropNoOpValidLensInAttention, DropZeroQueryOffset>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// KvCacheAppendOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult KvCacheAppendOp::verify() {
+  NamedValue cache{"cache", getCache()}, update{"update", getUpdate()};
+  NamedValue updated{"updated", getUpdated()}, prefix{"prefix", getPrefix()};
+  if (failed(verifyMinRank(*this, cache, 2, "[..., max_len, D]")) ||
+      failed(verifyRank(*this, update, cache.getRank(), "(the cache's rank)")) ||
+      failed(verifySameElementType(*this, cache, {update, updated, prefix})) ||
+      failed(verifySameLeadingDims(*this, cache, update, cache.getRank() - 2)) ||
+      failed(verifyDim(*this, update, -1, cache.getDim(-1),
+                       "the cache's last dimension")))
+    return failure();
+  if (updated.getType() != cache.getType())
+    return emitOpError() << "updated has type " << updated.getType()
+                         << "; expected the cache's, " << cache.getType();
+  if (failed(verifyRank(*this, prefix, cache.getRank(), "(the cache's rank)")) ||
+      failed(verifySameLeadingDims(*this, cache, prefix, cache.getRank() - 2)) ||
+      failed(verifyDim(*this, prefix, -1, cache.getDim(-1),
+                       "the cache's last dimension")))
+    return failure();
+  int64_t maxLen = cache.getDim(-2), steps = update.getDim(-2);
+  if (!ShapedType::isDynamic(maxLen) && !ShapedType::isDynamic(steps) &&
+      steps > maxLen)
+    return emitOpError() << "writes " << steps << " positions into a cache of "
+                         << maxLen;
+  int64_t length = prefix.getDim(-2);
+  if (!ShapedType::isDynamic(length) && !ShapedType::isDynamic(maxLen) &&
+      length > maxLen)
+    return emitOpError() << "prefix has " << length
+                         << " positions, more than the cache's " << maxLen;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -157,7 +157,8 @@ struct DecomposeMultiHeadAttention
       validLens = repeatInterleave(rewriter, loc, validLens, heads);
 
     auto attention = AttentionOp::create(rewriter, loc, q, k, v, validLens,
-                                         op.getMask(), op.getScaleAttr(),
+                                         op.getMask(), /*query_offset=*/Value(),
+                                         op.getScaleAttr(),
                                          op.getCausalAttr(),
                                          rewriter.getF64FloatAttr(0.0));
     Value merged = MergeHeadsOp::create(rewriter, loc, attention, heads);

@@ -84,6 +84,7 @@ FailureOr<Value> buildWeights(OpBuilder &b, AttentionOp op) {
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   bool causal = op.getCausal();
+  Value queryOffset = op.getQueryOffset();
   Value masked =
       linalg::GenericOp::create(
           b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
@@ -108,6 +109,8 @@ FailureOr<Value> buildWeights(OpBuilder &b, AttentionOp op) {
             }
             if (causal) {
               Value query = linalg::IndexOp::create(nb, l, rank - 2);
+              if (queryOffset)
+                query = arith::AddIOp::create(nb, l, query, queryOffset);
               Value after = arith::CmpIOp::create(
                   nb, l, arith::CmpIPredicate::ugt, key, query);
               value = arith::SelectOp::create(

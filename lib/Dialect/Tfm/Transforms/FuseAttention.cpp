@@ -475,6 +475,14 @@ void lookThroughBroadcasts(MaskUse &mask) {
   }
 }
 
+/// True if `v` is a tensor of zeros (`zero`) or of ones/`true`: a splat
+/// constant, or a fill of a dynamic shape.
+bool isSplatOf(Value v, bool zero) {
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    v = fill.getInputs().front();
+  return zero ? matchPattern(v, m_Zero()) : matchPattern(v, m_One());
+}
+
 /// For an input of a linalg.generic read through `map`, the score dimension
 /// each of its dimensions runs along, if `map` is a broadcast: a projection
 /// keeping the order of the loops, or the identity with size-1 dimensions
@@ -665,6 +673,61 @@ bool isCausalBoolean(const MaskUse &mask, DenseIntElementsAttr attr,
                           });
 }
 
+
+/// If `generic` computes a boolean causal condition from its indices,
+/// comparing the key index `j` with the query index `i`, either directly or
+/// as `j - i` against a value `X` from outside (PyTorch's
+/// `tril(ones(S, past + S), past)` of a decoder with a key/value cache,
+/// which ONNX's Trilu with a computed `k` imports as), returns the queries'
+/// offset: `X`, or a null value for 0. The condition must be true exactly
+/// for the masked keys (`j > i + X`) when `maskedWhenTrue`, and for the
+/// visible ones otherwise.
+std::optional<Value> matchCausalCondition(linalg::GenericOp generic,
+                                          int64_t queryDim, int64_t keyDim,
+                                          bool maskedWhenTrue) {
+  if (!isElementwise(generic))
+    return std::nullopt;
+  Block *body = generic.getBody();
+  auto cmp = body->getTerminator()->getOperand(0).getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp->getBlock() != body)
+    return std::nullopt;
+  arith::CmpIPredicate pred = cmp.getPredicate();
+  Value lhs = cmp.getLhs(), rhs = cmp.getRhs();
+  // `key - query pred X`, or `key pred query` with X = 0.
+  Value offset;
+  auto isKeyMinusQuery = [&](Value v) {
+    auto sub = v.getDefiningOp<arith::SubIOp>();
+    return sub && getIndexDim(sub.getLhs()) == keyDim &&
+           getIndexDim(sub.getRhs()) == queryDim;
+  };
+  auto isOutside = [&](Value v) {
+    return !body->getParentOp()->isAncestor(
+        v.getParentRegion()->getParentOp());
+  };
+  if (isKeyMinusQuery(rhs) || getIndexDim(rhs) == keyDim) {
+    std::swap(lhs, rhs);
+    pred = swapOperands(pred);
+  }
+  if (isKeyMinusQuery(lhs) && isOutside(rhs) && rhs.getType().isIndex()) {
+    if (!matchPattern(rhs, m_Zero()))
+      offset = rhs;
+  } else if (getIndexDim(lhs) != keyDim || getIndexDim(rhs) != queryDim) {
+    return std::nullopt;
+  }
+  switch (pred) {
+  case arith::CmpIPredicate::sgt:
+    if (maskedWhenTrue)
+      return offset;
+    return std::nullopt;
+  case arith::CmpIPredicate::sle:
+    if (!maskedWhenTrue)
+      return offset;
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The matcher
 //===----------------------------------------------------------------------===//
@@ -696,6 +759,9 @@ struct AttentionMatch {
   RankedTensorType softmaxType;
   std::optional<MaskUse> mask;
   bool causal = false;
+  /// With `causal`, the position of the first query among the keys (a
+  /// cache's length), or null for 0.
+  Value queryOffset;
   double scale = 1.0;
   double dropout = 0.0;
   /// A reshape lies between the pieces: Q, K, V, the masks and the result
@@ -1097,7 +1163,7 @@ void AttentionMatcher::addSelectMask(arith::SelectOp select,
     Operation *def = cond.source.getDefiningOp();
     if (auto cmp = dyn_cast_or_null<arith::CmpIOp>(def)) {
       arith::CmpIPredicate pred = cmp.getPredicate();
-      if (!matchPattern(cmp.getRhs(), m_Zero()) ||
+      if (!isSplatOf(cmp.getRhs(), /*zero=*/true) ||
           (pred != arith::CmpIPredicate::ne &&
            pred != arith::CmpIPredicate::eq))
         break;
@@ -1110,7 +1176,33 @@ void AttentionMatcher::addSelectMask(arith::SelectOp select,
       cond.source = def->getOperand(0);
       continue;
     }
+    // `~mask` of a boolean mask.
+    if (auto xorOp = dyn_cast_or_null<arith::XOrIOp>(def)) {
+      Value other;
+      if (isSplatOf(xorOp.getRhs(), /*zero=*/false))
+        other = xorOp.getLhs();
+      else if (isSplatOf(xorOp.getLhs(), /*zero=*/false))
+        other = xorOp.getRhs();
+      if (!other || !getElementTypeOrSelf(other.getType()).isInteger(1))
+        break;
+      maskedWhenNonzero = !maskedWhenNonzero;
+      cond.source = other;
+      continue;
+    }
     break;
+  }
+  if (auto generic = cond.source.getDefiningOp<linalg::GenericOp>()) {
+    if (std::optional<std::pair<int64_t, int64_t>> dims =
+            getQueryKeyDims(cond)) {
+      if (std::optional<Value> offset = matchCausalCondition(
+              generic, dims->first, dims->second, maskedWhenNonzero)) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] causal condition "
+                                << cond.source << "\n");
+        result.causal = true;
+        result.queryOffset = *offset;
+        return;
+      }
+    }
   }
   DenseIntElementsAttr attr;
   if (!matchPattern(cond.source, m_Constant(&attr)) ||
@@ -1329,6 +1421,7 @@ Value buildAttention(PatternRewriter &rewriter, Operation *anchor,
       match.mask ? buildMaskOperand(rewriter, loc, *match.mask) : Value();
   Value attention =
       AttentionOp::create(rewriter, loc, q, k, v, validLens, mask,
+                          match.queryOffset,
                           rewriter.getF64FloatAttr(match.scale),
                           match.causal ? rewriter.getUnitAttr() : UnitAttr(),
                           rewriter.getF64FloatAttr(match.dropout));

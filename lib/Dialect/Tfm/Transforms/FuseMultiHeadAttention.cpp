@@ -190,6 +190,9 @@ struct FuseMultiHeadAttentionPattern : OpRewritePattern<LinearOp> {
     auto attention = merge.getInput().getDefiningOp<AttentionOp>();
     if (!attention)
       return rewriter.notifyMatchFailure(op, "heads are not an attention");
+    // multi_head_attention's causal mask is aligned at the top left.
+    if (attention.getQueryOffset())
+      return rewriter.notifyMatchFailure(op, "the causal mask is shifted");
     int64_t numHeads = merge.getNumHeads();
 
     SmallVector<Operation *> ops{merge, attention};

@@ -107,9 +107,13 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
        `i32`/`i64`) replaces the scores of keys at or past the length by
        -1e6, with d2l's semantics (see `tfm.masked_softmax`): a row of length
        0 attends uniformly;
-    4. `causal` sets the score of key `j > i` to -inf for query `i` (aligned
-       at the top left, as PyTorch's `is_causal`), so that even a row of
-       length 0 attends only to the keys before it.
+    4. `causal` sets the score of key `j > i + query_offset` to -inf for
+       query `i`, so that even a row of length 0 attends only to the keys
+       before it. Without `query_offset` (0) the mask is aligned at the top
+       left, as PyTorch's `is_causal`; a decoder with a key/value cache
+       passes the number of positions before this call's queries (the
+       cache's length), so that query `i` is position `query_offset + i`
+       and sees the keys up to it.
     - `dropout` is the rate of the dropout on the attention weights in the
       source model; it is the identity at inference.
 
@@ -121,12 +125,17 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     %o = tfm.attention %q, %k, %v valid_lens(%lens) {causal}
         : (tensor<8x10x16xf32>, tensor<8x10x16xf32>, tensor<8x10x16xf32>,
            tensor<8xi32>) -> tensor<8x10x16xf32>
+    // One new query against the cache's %past earlier keys and itself.
+    %d = tfm.attention %q1, %keys, %values query_offset(%past) {causal}
+        : (tensor<1x12x1x64xf32>, tensor<1x12x?x64xf32>,
+           tensor<1x12x?x64xf32>, index) -> tensor<1x12x1x64xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key,
                        Tfm_FloatTensor:$value,
                        Optional<Tfm_IntTensor>:$valid_lens,
                        Optional<Tfm_FloatTensor>:$mask,
+                       Optional<Index>:$query_offset,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
                        Tfm_DefaultF64<"0.0">:$dropout);
@@ -135,6 +144,7 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     $query `,` $key `,` $value
     (`valid_lens` `(` $valid_lens^ `)`)?
     (`mask` `(` $mask^ `)`)?
+    (`query_offset` `(` $query_offset^ `)`)?
     attr-dict `:` functional-type(operands, results)
   }];
   let extraClassDeclaration = [{
@@ -143,6 +153,40 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     std::optional<double> getEffectiveScale();
   }];
   let hasCanonicalizer = 1;
+}
+
+def Tfm_KvCacheAppendOp : Tfm_Op<"kv_cache_append", [Pure]> {
+  let summary = "write a step's keys or values into a key/value cache";
+  let description = [{
+    A decoder's key/value cache: `cache` (`[..., max_len, D]`, e.g.
+    Hugging Face's `[batch, heads, max_len, head_dim]`) holds the keys (or
+    values) of the `position` earlier positions in its first rows along the
+    second-to-last dimension. The op writes `update` (`[..., S, D]`, this
+    call's S positions) at rows `position .. position + S` and returns the
+    cache so written (`updated`) and its first `position + S` rows
+    (`prefix`), the keys an attention over everything so far reads:
+
+    ```mlir
+    %cache1, %keys = tfm.kv_cache_append %cache, %k at %past
+        : tensor<1x12x1024x64xf32>, tensor<1x12x?x64xf32>
+        -> tensor<1x12x1024x64xf32>, tensor<1x12x?x64xf32>
+    %o = tfm.attention %q, %keys, %values query_offset(%past) {causal} ...
+    ```
+
+    The leading dimensions and `D` of `update` are the cache's. `updated`
+    is returned by the function that takes `cache`, so that bufferization
+    writes the S new rows into the caller's buffer in place: a step copies
+    no more of the cache than its own positions. `position + S` must be at
+    most `max_len`; the lowering checks it at run time.
+  }];
+  let arguments = (ins Tfm_FloatTensor:$cache, Tfm_FloatTensor:$update,
+                       Index:$position);
+  let results = (outs Tfm_FloatTensor:$updated, Tfm_FloatTensor:$prefix);
+  let assemblyFormat = [{
+    $cache `,` $update `at` $position attr-dict `:` type($cache) `,`
+    type($update) `->` type($updated) `,` type($prefix)
+  }];
+  let hasVerifier = 1;
 }
 
 def Tfm_AdditiveAttentionOp : Tfm_InferredOp<"additive_attention"> {
