@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Generate.h"
+#include "Cli.h"
 #include "Npy.h"
 #include "Signature.h"
 
@@ -34,13 +35,6 @@
 using namespace tfm::runtime;
 
 namespace {
-
-constexpr int kBadInput = 2;
-
-[[noreturn]] void fail(int code, const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(code);
-}
 
 const char *requireValue(int argc, char **argv, int &i) {
   if (i + 1 >= argc)
@@ -66,11 +60,6 @@ double parseNonNegative(const char *option, const char *text) {
     fail(kBadInput, std::string(option) + " expects a number >= 0, found '" +
                         text + "'");
   return value;
-}
-
-double millisecondsSince(std::chrono::steady_clock::time_point start) {
-  auto elapsed = std::chrono::steady_clock::now() - start;
-  return std::chrono::duration<double, std::milli>(elapsed).count();
 }
 
 /// Chooses the next token from one sequence's logits.

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Cli.h"
 #include "Npy.h"
 #include "Profile.h"
 #include "Signature.h"
@@ -32,13 +33,6 @@
 using namespace tfm::runtime;
 
 namespace {
-
-constexpr int kBadInput = 2;
-
-[[noreturn]] void fail(int code, const std::string &message) {
-  std::fprintf(stderr, "error: %s\n", message.c_str());
-  std::exit(code);
-}
 
 void printUsage(const char *argv0, const Signature &signature) {
   std::fprintf(stderr,
@@ -139,11 +133,6 @@ int parseCount(const char *option, const char *value) {
     fail(kBadInput, std::string(option) + " expects a positive integer, found '" +
                         (value ? value : "") + "'");
   return static_cast<int>(n);
-}
-
-double millisecondsSince(std::chrono::steady_clock::time_point start) {
-  auto elapsed = std::chrono::steady_clock::now() - start;
-  return std::chrono::duration<double, std::milli>(elapsed).count();
 }
 
 /// Allocates output `index`, whose shape is known, zeroed. Its size in

@@ -573,7 +573,20 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
             llvm::sys::fs::createTemporaryFile("tfm", "bin", linked))
       return fail("cannot create a temporary file: " + ec.message());
     llvm::FileRemover removeLinked(linked);
-    if (failed(tfm::linkBinary(kind, object, archives, linked, error)))
+    // A library of a model with key/value caches exports the runtime's
+    // generation functions, which its header's prefill and step call.
+    SmallVector<std::string, 1> keep;
+    if (emitKind == EmitKind::Lib) {
+      FailureOr<tfm::EntrySignature> signature =
+          tfm::readEntrySignature(*module);
+      if (failed(signature))
+        return 1;
+      if (llvm::any_of(signature->inputs, [](const tfm::TensorSpec &in) {
+            return in.role == tfm::TensorSpec::Role::KvCache;
+          }))
+        keep.push_back("tfm_kv_state_create_for");
+    }
+    if (failed(tfm::linkBinary(kind, object, archives, linked, error, keep)))
       return fail(error);
     progress.start("");
     if (std::error_code ec = llvm::sys::fs::copy_file(linked, output))

@@ -122,7 +122,8 @@ static std::string findClang() {
 
 LogicalResult linkBinary(LinkKind kind, StringRef object,
                          ArrayRef<std::string> runtimeArchives,
-                         StringRef output, std::string &error) {
+                         StringRef output, std::string &error,
+                         ArrayRef<std::string> keepSymbols) {
   std::string clang = findClang();
   if (clang.empty()) {
     error = "cannot find clang++ to link with (install clang-22)";
@@ -136,6 +137,11 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
   args.push_back(TFM_LINK_SANITIZERS);
 #endif
   args.push_back(object);
+  SmallVector<std::string> keep;
+  for (const std::string &symbol : keepSymbols)
+    keep.push_back("-Wl,--undefined=" + symbol);
+  for (const std::string &flag : keep)
+    args.push_back(flag);
   for (const std::string &archive : runtimeArchives)
     args.push_back(archive);
   // -ldl: the GPU runtime loads the CUDA driver with dlopen.

@@ -41,10 +41,12 @@ enum class LinkKind { Executable, SharedLibrary };
 /// Links `object` with the runtime archive into `output`, using the system's
 /// clang++ and lld.
 /// Links `object` with tfm's runtime archives into an executable or a
-/// shared library.
+/// shared library, which defines `keepSymbols` of the archives even if
+/// `object` does not use them (the functions a library's header declares).
 mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
                                llvm::ArrayRef<std::string> runtimeArchives,
-                               llvm::StringRef output, std::string &error);
+                               llvm::StringRef output, std::string &error,
+                               llvm::ArrayRef<std::string> keepSymbols = {});
 
 /// What of CUDA's toolkit is here: its prefix, where it has libdevice
 /// (empty when none is found), and whether ptxas runs.
