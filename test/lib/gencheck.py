@@ -4,6 +4,7 @@ greedy loop.
 
     gencheck.py --compiler PATH/tfm-compile --work DIR
                 [--batch B] [--prompt-len S] [--steps N] [--max-seq M]
+                [--graph GRAPH.mlir]
 
 builds python/tfm_tools/gpt.py's model (2 layers, d_model 64, 4 heads, a
 vocabulary of 97, random weights from a fixed seed), exports it to
@@ -21,6 +22,11 @@ the returned past), and prints
 
 It exits with 1 when a token differs or E is above the tolerance, and with 2
 when exporting, compiling or running fails.
+
+With --graph, the model compiled is GRAPH (examples/gpt_decoder.mlir, the
+same architecture written in tfm IR with its caches), with the PyTorch
+model's weights written to DIR/gpt.safetensors under their state_dict
+names, instead of the ONNX export.
 """
 
 import argparse
@@ -31,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
-from tfm_tools import compare, gpt, runner  # noqa: E402
+from tfm_tools import compare, gpt, runner, safetensors  # noqa: E402
 
 
 def main():
@@ -42,15 +48,23 @@ def main():
     parser.add_argument("--prompt-len", type=int, default=5)
     parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--max-seq", type=int, default=64)
+    parser.add_argument("--graph")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
     # A std of 0.3 makes the small random model's greedy tokens vary; with
     # GPT-2's 0.02 it repeats one token, which would hide a wrong step.
     model = gpt.build(std=0.3, seed=0)
-    onnx_path = os.path.join(args.work, "gpt.onnx")
-    gpt.export(model, onnx_path)
     exe = os.path.join(args.work, "gpt")
+    if args.graph:
+        weights = os.path.join(args.work, "gpt.safetensors")
+        safetensors.save(weights, {name: p.detach().numpy() for name, p in
+                                   model.state_dict().items()})
+        graph, flags = args.graph, ["--weights", weights]
+    else:
+        graph = os.path.join(args.work, "gpt.onnx")
+        gpt.export(model, graph)
+        flags = ["--kv-cache", f"--max-seq={args.max_seq}"]
     rng = np.random.default_rng(0)
     vocab = model.wte.weight.shape[0]
     prompt = rng.integers(0, vocab, size=(args.batch, args.prompt_len),
@@ -60,8 +74,7 @@ def main():
     tokens_path = os.path.join(args.work, "tokens.npy")
     logits_path = os.path.join(args.work, "logits.npy")
     with runner.exit_on_failure():
-        runner.compile_graph(args.compiler, onnx_path, exe,
-                             ["--kv-cache", f"--max-seq={args.max_seq}"])
+        runner.compile_graph(args.compiler, graph, exe, flags)
         out, _ = runner.run([exe, "--generate", args.steps, "--prompt",
                              prompt_path, "-o", tokens_path, "--logits",
                              logits_path])
