@@ -19,9 +19,10 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg"> {
     into the cache and a `tensor.extract_slice` of its prefix, after a
     `cf.assert` that the cache holds them.
 
-    `tfm.attention` lowers here to its reference form, which materialises the
-    score matrix: `batch_matmul(Q, Kᵀ) · scale`, masking, softmax and
-    `batch_matmul(·, V)`.
+    `tfm.attention` lowers to `tfm.online_attention`, the flash attention
+    that code generation tiles, with the keys transposed once; with
+    `decode-path`, an attention of one query row per batch materialises its
+    scores instead, each a dot product with a key row where it lies.
 
     An op the conversion cannot handle yet (for example a dynamic dimension
     that a lowering needs static) is reported with the op and the reason.
@@ -31,7 +32,16 @@ def ConvertTfmToLinalg : Pass<"convert-tfm-to-linalg"> {
     "::mlir::cf::ControlFlowDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect",
     "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"decodePath", "decode-path", "bool", /*default=*/"false",
+           "An attention of one query row per batch (a decoding step "
+           "against a key/value cache) materialises its few scores, reading "
+           "the keys in place, instead of the flash attention's transposed "
+           "copy of them; with a dynamic number of queries, an scf.if "
+           "chooses at run time (the CPU pipeline sets it)">,
   ];
 }
 

@@ -126,7 +126,10 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
     strategy.qTileSize = config.attentionQTile;
   if (config.attentionKvTile > 0)
     strategy.kvTileSize = config.attentionKvTile;
-  buildTfmToLinalgStage(pm, createTfmCpuSelectStrategy(strategy));
+  // A decoding step's attention (one query against a key/value cache)
+  // reads the cache where it lies.
+  buildTfmToLinalgStage(pm, createTfmCpuSelectStrategy(strategy),
+                        /*mapTileLoops=*/false, /*decodePath=*/true);
   if (config.stopAfter == CpuStage::Linalg)
     return;
   buildVectorStage(pm, config.vectorWidthBits);

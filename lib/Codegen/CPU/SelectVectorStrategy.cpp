@@ -18,6 +18,8 @@
 //   into parallel tiles, one iteration of each loop outside the vector.
 // - An op inside a parallel loop already (the ops of an attention's query
 //   tile) gets no parallel tiles of its own.
+// - A matmul of a dynamic number of rows is versioned: for fewer than
+//   kFewRows rows (a decoding step), register tiles of one row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +30,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir {
 namespace tfm {
@@ -132,8 +136,10 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
 ///            or more, else column panels of a few register tiles each if
-///            they divide the columns into two or more, else (or if `op`
-///            is `nested` in a parallel loop already) none;
+///            they divide the columns into two or more (or, if none
+///            divides them, panels of four tiles and a last one of the
+///            columns left over), else (or if `op` is `nested` in a
+///            parallel loop already) none;
 ///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
 ///            level is left out otherwise): reduction blocks of kKc steps,
 ///            and row blocks whose part of the left operand fills about
@@ -152,15 +158,21 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 ///            so that a strip of the right operand stays in L1 while every
 ///            row tile uses it;
 ///   level 3  the reduction, one step at a time.
+///
+/// With `singleRows`, the register tiles are one row high: the version of a
+/// matmul with a dynamic number of rows that runs when they are few (a
+/// decoding step's one token per sequence), where a tile of Mr rows would
+/// mostly compute masked-off rows.
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
                      const linalg::ContractionDimensions &dims,
-                     unsigned vectorWidthBits, bool nested) {
+                     unsigned vectorWidthBits, bool nested,
+                     bool singleRows = false) {
   MLIRContext *ctx = op.getContext();
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   unsigned m = dims.m.front(), n = dims.n.front(), k = dims.k.front();
-  int64_t rows = vectorWidthBits >= 512 ? 8 : 6;
+  int64_t rows = singleRows ? 1 : vectorWidthBits >= 512 ? 8 : 6;
   int64_t cols = 2 * getLanes(op, vectorWidthBits);
 
   SmallVector<int64_t> parallel(numLoops, 0);
@@ -180,6 +192,11 @@ getContractionConfig(linalg::LinalgOp op,
         parallel[n] = panel;
         break;
       }
+    // Columns that no panel divides (a vocabulary of 50257, an LM head's)
+    // still go parallel: the widest panels, and the columns they leave
+    // over as a tile of their own (tileLevel splits them off).
+    if (!parallel[n] && ranges[n] >= 2 * 4 * cols)
+      parallel[n] = 4 * cols;
   }
 
   SmallVector<int64_t> cache(numLoops, 0);
@@ -292,6 +309,51 @@ static bool isInParallelLoop(Operation *op) {
          op->getParentOfType<scf::ParallelOp>();
 }
 
+/// Rows below which a matmul of a dynamic number of rows runs with
+/// single-row register tiles.
+static constexpr int64_t kFewRows = 4;
+
+/// Versions `op`, a contraction of a dynamic number of rows, for few rows
+/// and for many: `scf.if rows < kFewRows` around two clones of it, with
+/// single-row register tiles and with the micro-kernel's. A decoding step
+/// (one token per sequence) then streams the weights with no masked rows,
+/// and a prefill keeps the register blocking.
+static void versionForFewRows(linalg::LinalgOp op,
+                              const linalg::ContractionDimensions &dims,
+                              unsigned vectorWidthBits) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  // The operand and dimension that give the rows.
+  unsigned m = dims.m.front();
+  Value rows;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    for (auto [d, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<AffineDimExpr>(expr);
+          dim && dim.getPosition() == m && !rows)
+        rows = b.createOrFold<tensor::DimOp>(loc, input->get(), d);
+  }
+  if (!rows)
+    return setLoweringConfig(
+        op, getContractionConfig(op, dims, vectorWidthBits, false));
+  Value few = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, rows,
+      arith::ConstantIndexOp::create(b, loc, kFewRows));
+  auto branch = scf::IfOp::create(b, loc, op->getResultTypes(), few,
+                                  /*addThenBlock=*/true, /*addElseBlock=*/true);
+  for (bool single : {true, false}) {
+    b.setInsertionPointToStart(single ? branch.thenBlock()
+                                      : branch.elseBlock());
+    auto version = cast<linalg::LinalgOp>(b.clone(*op));
+    setLoweringConfig(version,
+                      getContractionConfig(version, dims, vectorWidthBits,
+                                           /*nested=*/false, single));
+    scf::YieldOp::create(b, loc, version->getResults());
+  }
+  op->replaceAllUsesWith(branch.getResults());
+  op->erase();
+}
+
 namespace {
 struct TfmCpuSelectVectorStrategyPass
     : tfm::impl::TfmCpuSelectVectorStrategyBase<
@@ -299,18 +361,27 @@ struct TfmCpuSelectVectorStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
+    SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>>
+        toVersion;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (!op.hasPureTensorSemantics() || op.getNumLoops() == 0 ||
           getLoweringConfig(op))
         return;
       bool nested = isInParallelLoop(op);
       if (std::optional<linalg::ContractionDimensions> dims =
-              getRowMajorMatmulDims(op))
-        setLoweringConfig(
-            op, getContractionConfig(op, *dims, vectorWidthBits, nested));
-      else
+              getRowMajorMatmulDims(op)) {
+        if (!nested && dims->batch.empty() &&
+            ShapedType::isDynamic(op.getStaticLoopRanges()[dims->m.front()]))
+          toVersion.push_back({op, *dims});
+        else
+          setLoweringConfig(
+              op, getContractionConfig(op, *dims, vectorWidthBits, nested));
+      } else {
         setLoweringConfig(op, getVectorConfig(op, vectorWidthBits, nested));
+      }
     });
+    for (auto &[op, dims] : toVersion)
+      versionForFewRows(op, dims, vectorWidthBits);
   }
 };
 } // namespace

@@ -17,8 +17,10 @@ using namespace mlir::tfm;
 
 void tfm::buildTfmToLinalgStage(OpPassManager &pm,
                                 std::unique_ptr<Pass> selectStrategy,
-                                bool mapTileLoops) {
-  pm.addPass(createConvertTfmToLinalg());
+                                bool mapTileLoops, bool decodePath) {
+  ConvertTfmToLinalgOptions lowering;
+  lowering.decodePath = decodePath;
+  pm.addPass(createConvertTfmToLinalg(lowering));
   pm.addPass(createTfmFoldEmptyLoops());
   // Splits into heads transposed as a whole, not collapsed and copied.
   pm.addPass(createTfmFoldReshapesIntoTransposes());

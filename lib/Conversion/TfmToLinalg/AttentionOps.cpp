@@ -40,6 +40,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -417,8 +418,10 @@ struct ScoreMasking {
   /// `[...]` or `[..., Sq]` integer lengths, or null: keys at or past the
   /// length get kMaskedScore (replacing the score, as d2l does).
   Value validLens;
-  /// Whether key `j > i` gets -inf for query `i`.
+  /// Whether key `j > i` gets -inf for query `i` (`j > i + queryOffset`
+  /// when the offset is given).
   bool causal = false;
+  Value queryOffset;
 };
 } // namespace
 
@@ -561,9 +564,11 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
           x = arith::SelectOp::create(nb, nloc, masked, fill, x);
         }
         if (masking.causal) {
-          Value future =
-              arith::CmpIOp::create(nb, nloc, arith::CmpIPredicate::ugt,
-                                    indices[rank - 1], indices[rank - 2]);
+          Value row = indices[rank - 2];
+          if (masking.queryOffset)
+            row = arith::AddIOp::create(nb, nloc, row, masking.queryOffset);
+          Value future = arith::CmpIOp::create(
+              nb, nloc, arith::CmpIPredicate::ugt, indices[rank - 1], row);
           Value fill = createFloatConstant(
               nb, nloc, accType, -std::numeric_limits<double>::infinity());
           x = arith::SelectOp::create(nb, nloc, future, fill, x);
@@ -585,6 +590,56 @@ static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
   result = convertElements(rewriter, loc, result, elementType);
   rewriter.replaceOp(
       op, castToTensorType(rewriter, loc, result, op->getResult(0).getType()));
+}
+
+/// Attention for one query row per batch (a decoding step against a
+/// key/value cache): `query` is `[B..., 1, D]`, `key` `[B..., Sk, D]` and
+/// `value` `[B..., Sk, Dv]`. The scores of one row are few (Sk per batch),
+/// so they are materialised: each is a dot product of the query with a key
+/// row, read where it lies (no transposed copy of the keys, which a flash
+/// attention's block products need and a decoding step would pay a whole
+/// pass over the cache for), then the causal mask, the softmax and the
+/// product with the values. Every key and value is read once.
+static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
+                                   Value query, Value key, Value value,
+                                   double scale) {
+  MLIRContext *ctx = b.getContext();
+  Type elementType = getTensorType(query).getElementType();
+  Type accType = getAccumulatorType(elementType);
+  int64_t rank = getTensorType(query).getRank();
+  // Loops (b..., i, j, d): q[b..., i, d] · k[b..., j, d] -> s[b..., i, j].
+  int64_t numLoops = rank + 1;
+  SmallVector<AffineExpr> batch;
+  for (int64_t i = 0; i < rank - 2; ++i)
+    batch.push_back(getAffineDimExpr(i, ctx));
+  auto map = [&](ArrayRef<int64_t> dims) {
+    SmallVector<AffineExpr> exprs(batch);
+    for (int64_t d : dims)
+      exprs.push_back(getAffineDimExpr(d, ctx));
+    return AffineMap::get(numLoops, 0, exprs, ctx);
+  };
+  int64_t i = rank - 2, j = rank - 1, d = rank;
+  SmallVector<OpFoldResult> sizes = getLeadingDims(b, loc, query, rank - 1);
+  sizes.push_back(tensor::getMixedSize(b, loc, key, rank - 2));
+  Value init = createFilledTensor(b, loc, sizes, accType, 0.0);
+  Value scores = createGeneric(
+      b, loc, ValueRange{query, key}, init,
+      {map({i, d}), map({j, d}), map({i, j})}, 1,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value q = convertFloat(nb, nloc, args[0], accType);
+        Value k = convertFloat(nb, nloc, args[1], accType);
+        Value product = arith::MulFOp::create(nb, nloc, q, k);
+        return arith::AddFOp::create(nb, nloc, product, args[2]);
+      });
+  ScoreMasking masking;
+  masking.scale = createFloatConstant(b, loc, accType, scale);
+  masking.causal = op.getCausal();
+  masking.queryOffset = op.getQueryOffset();
+  scores = createMaskedScores(b, loc, scores, masking);
+  Value weights = createSoftmax(b, loc, scores, elementType);
+  Value result = createBatchedMatmul(b, loc, weights, value,
+                                     /*transposeRhs=*/false, accType);
+  return convertElements(b, loc, result, elementType);
 }
 
 //===----------------------------------------------------------------------===//
@@ -645,7 +700,11 @@ struct LowerMaskedSoftmax : OpRewritePattern<MaskedSoftmaxOp> {
 ///   kept at 1 if the mask is shared along it (materialised otherwise);
 /// - the state starts at acc = 0, max = -inf, sum = 0.
 struct LowerAttention : OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerAttention(MLIRContext *context, bool decodePath)
+      : OpRewritePattern(context), decodePath(decodePath) {}
+
+  /// Whether one query row per batch gets createDecodeAttention.
+  bool decodePath;
 
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
@@ -700,54 +759,99 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     Value lens = normalize(op.getValidLens(), batchRank);
     int64_t newRank = getTensorType(query).getRank();
 
-    // Kᵀ
-    SmallVector<OpFoldResult> keyDims = getDims(rewriter, loc, key);
-    std::swap(keyDims[newRank - 2], keyDims[newRank - 1]);
-    SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, newRank));
-    std::swap(perm[newRank - 2], perm[newRank - 1]);
-    Value keyT =
-        linalg::TransposeOp::create(
-            rewriter, loc, key,
-            tensor::EmptyOp::create(rewriter, loc, keyDims,
-                                    getTensorType(key).getElementType()),
-            perm)
-            ->getResult(0);
+    // The flash attention: the online softmax over blocks of keys.
+    auto flash = [&]() -> Value {
+      // Kᵀ
+      SmallVector<OpFoldResult> keyDims = getDims(rewriter, loc, key);
+      std::swap(keyDims[newRank - 2], keyDims[newRank - 1]);
+      SmallVector<int64_t> perm = llvm::to_vector(llvm::seq<int64_t>(0, newRank));
+      std::swap(perm[newRank - 2], perm[newRank - 1]);
+      Value keyT =
+          linalg::TransposeOp::create(
+              rewriter, loc, key,
+              tensor::EmptyOp::create(rewriter, loc, keyDims,
+                                      getTensorType(key).getElementType()),
+              perm)
+              ->getResult(0);
 
-    Value mask;
-    if (op.getMask())
-      mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
-                       batchRank);
+      Value mask;
+      if (op.getMask())
+        mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
+                         batchRank);
 
-    // The state: acc [B..., Sq, Dv], max and sum [B..., Sq].
-    SmallVector<OpFoldResult> rows =
-        getLeadingDims(rewriter, loc, query, newRank - 1);
-    SmallVector<OpFoldResult> accDims(rows);
-    accDims.push_back(tensor::getMixedSize(rewriter, loc, value, newRank - 1));
-    Value acc = createFilledTensor(rewriter, loc, accDims, f32, 0.0);
-    Value max = createFilledTensor(rewriter, loc, rows, f32,
-                                   -std::numeric_limits<double>::infinity());
-    Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
-    // A causal mask shifted by query_offset: the queries start there among
-    // the keys, and the keys at 0.
-    Value queryOffset = op.getQueryOffset(), keyOffset;
-    if (queryOffset)
-      keyOffset = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    auto online = OnlineAttentionOp::create(
-        rewriter, loc, acc.getType(), max.getType(), sum.getType(), query, keyT,
-        value, lens, mask, queryOffset, keyOffset, acc, max, sum,
-        op.getScaleAttr(), op.getCausalAttr());
+      // The state: acc [B..., Sq, Dv], max and sum [B..., Sq].
+      SmallVector<OpFoldResult> rows =
+          getLeadingDims(rewriter, loc, query, newRank - 1);
+      SmallVector<OpFoldResult> accDims(rows);
+      accDims.push_back(tensor::getMixedSize(rewriter, loc, value, newRank - 1));
+      Value acc = createFilledTensor(rewriter, loc, accDims, f32, 0.0);
+      Value max = createFilledTensor(rewriter, loc, rows, f32,
+                                     -std::numeric_limits<double>::infinity());
+      Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
+      // A causal mask shifted by query_offset: the queries start there among
+      // the keys, and the keys at 0.
+      Value queryOffset = op.getQueryOffset(), keyOffset;
+      if (queryOffset)
+        keyOffset = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      auto online = OnlineAttentionOp::create(
+          rewriter, loc, acc.getType(), max.getType(), sum.getType(), query, keyT,
+          value, lens, mask, queryOffset, keyOffset, acc, max, sum,
+          op.getScaleAttr(), op.getCausalAttr());
 
-    // out = acc / sum, in the element type.
-    MLIRContext *ctx = rewriter.getContext();
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(newRank, ctx);
-    Value out = createGeneric(
-        rewriter, loc, ValueRange{online.getAccResult(), online.getSumResult()},
-        tensor::EmptyOp::create(rewriter, loc, accDims, elementType),
-        {identity, getLeadingProjection(ctx, newRank, newRank - 1), identity},
-        0, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          Value x = arith::DivFOp::create(nb, nloc, args[0], args[1]);
-          return convertFloat(nb, nloc, x, elementType);
-        });
+      // out = acc / sum, in the element type.
+      MLIRContext *ctx = rewriter.getContext();
+      AffineMap identity = AffineMap::getMultiDimIdentityMap(newRank, ctx);
+      Value out = createGeneric(
+          rewriter, loc, ValueRange{online.getAccResult(), online.getSumResult()},
+          tensor::EmptyOp::create(rewriter, loc, accDims, elementType),
+          {identity, getLeadingProjection(ctx, newRank, newRank - 1), identity},
+          0, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+            Value x = arith::DivFOp::create(nb, nloc, args[0], args[1]);
+            return convertFloat(nb, nloc, x, elementType);
+          });
+      return out;
+    };
+
+    // One query row per batch (a decoding step) reads the keys as they
+    // lie: at run time when the number of queries is dynamic.
+    int64_t queries = getTensorType(query).getDimSize(newRank - 2);
+    std::optional<double> scale = op.getEffectiveScale();
+    bool decodable = decodePath && !op.getMask() && !op.getValidLens() &&
+                     scale && (queries == 1 || ShapedType::isDynamic(queries));
+    Value out;
+    if (!decodable) {
+      out = flash();
+    } else if (queries == 1) {
+      out = createDecodeAttention(rewriter, loc, op, query, key, value,
+                                  *scale);
+    } else {
+      auto queryType = getTensorType(query);
+      SmallVector<int64_t> oneRow(queryType.getShape());
+      oneRow[newRank - 2] = 1;
+      Value isOne = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq,
+          tensor::DimOp::create(rewriter, loc, query, newRank - 2),
+          arith::ConstantIndexOp::create(rewriter, loc, 1));
+      SmallVector<int64_t> outShape(queryType.getShape());
+      outShape.back() = getTensorType(value).getShape().back();
+      auto outType = RankedTensorType::get(outShape, elementType);
+      auto branch = scf::IfOp::create(rewriter, loc, TypeRange{outType}, isOne,
+                                      /*addThenBlock=*/true,
+                                      /*addElseBlock=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(branch.thenBlock());
+      Value row = tensor::CastOp::create(
+          rewriter, loc, queryType.clone(oneRow), query);
+      Value decoded =
+          createDecodeAttention(rewriter, loc, op, row, key, value, *scale);
+      scf::YieldOp::create(
+          rewriter, loc,
+          castToTensorType(rewriter, loc, decoded, outType));
+      rewriter.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(rewriter, loc,
+                           castToTensorType(rewriter, loc, flash(), outType));
+      out = branch.getResult(0);
+    }
     if (collapse) {
       SmallVector<OpFoldResult> outSizes(batchSizes);
       outSizes.push_back(
@@ -1093,9 +1197,11 @@ struct LowerKvCacheAppend : OpRewritePattern<KvCacheAppendOp> {
 
 } // namespace
 
-void tfm::populateAttentionToLinalgPatterns(RewritePatternSet &patterns) {
+void tfm::populateAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                            bool decodePath) {
+  patterns.add<LowerAttention>(patterns.getContext(), decodePath);
   patterns.add<LowerKvCacheAppend>(patterns.getContext());
-  patterns.add<LowerBatchMatmul, LowerMaskedSoftmax, LowerAttention,
+  patterns.add<LowerBatchMatmul, LowerMaskedSoftmax,
                LowerAdditiveAttention, LowerKernelPooling, LowerSplitHeads,
                LowerMergeHeads>(patterns.getContext());
 }

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -22,9 +23,10 @@ namespace tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-void tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
+void tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns,
+                                      bool decodePath) {
   populateDecomposePatterns(patterns);
-  populateAttentionToLinalgPatterns(patterns);
+  populateAttentionToLinalgPatterns(patterns, decodePath);
   populateLayerToLinalgPatterns(patterns);
   populateEmbeddingToLinalgPatterns(patterns);
 }
@@ -32,6 +34,8 @@ void tfm::populateTfmToLinalgPatterns(RewritePatternSet &patterns) {
 namespace {
 struct ConvertTfmToLinalgPass
     : tfm::impl::ConvertTfmToLinalgBase<ConvertTfmToLinalgPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     ConversionTarget target(*context);
@@ -41,7 +45,7 @@ struct ConvertTfmToLinalgPass
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
 
     RewritePatternSet patterns(context);
-    populateTfmToLinalgPatterns(patterns);
+    populateTfmToLinalgPatterns(patterns, decodePath);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -23,7 +23,13 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       column loop outermost, and the reduction one step at a time. The
       pipeline then keeps each accumulator tile in registers
       (loop-invariant-subset-hoisting): one broadcast FMA per row, register
-      and step.
+      and step. Columns that no panel divides (an LM head's vocabulary) get
+      panels of four register tiles and a last one of the columns left over.
+    - A matmul of a dynamic number of rows (a model's batch and sequence)
+      is versioned under an `scf.if`: for fewer than 4 rows, as in a
+      decoding step of one token per sequence, register tiles one row high
+      (which stream the weights with no masked-off rows); else the
+      micro-kernel's.
     - Every other op is tiled to one vector register along its innermost
       loop and one iteration of every other loop; a transpose (an input
       read innermost along another loop) to a square block of vectors.
@@ -39,7 +45,10 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
            "Width of the target's vector registers in bits (512 for "
            "AVX-512, 256 for AVX2)">,
   ];
-  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tfm::TfmDialect"];
 }
 
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {

@@ -30,10 +30,12 @@ LogicalResult decomposeAggregates(Operation *root);
 /// (convert-tfm-to-linalg), given a strategy by `selectStrategy` (a target's
 /// strategy selection pass), tiled as the strategy says, decomposed, and
 /// with elementwise producers fused. `mapTileLoops`: the tile loops are
-/// GPU blocks (tfm-tile-by-config's map-tile-loops).
+/// GPU blocks (tfm-tile-by-config's map-tile-loops). `decodePath`: the
+/// lowering's decode-path (decoding steps' attention reads its keys in
+/// place).
 void buildTfmToLinalgStage(OpPassManager &pm,
                            std::unique_ptr<Pass> selectStrategy,
-                           bool mapTileLoops = false);
+                           bool mapTileLoops = false, bool decodePath = false);
 
 /// One-shot bufferization across function boundaries with identity layouts,
 /// results turned into caller-allocated out-parameters (static result

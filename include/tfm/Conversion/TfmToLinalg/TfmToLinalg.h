@@ -15,8 +15,13 @@ class RewritePatternSet;
 namespace tfm {
 
 /// batch_matmul, masked_softmax, attention, additive_attention,
-/// kernel_pooling, split_heads, merge_heads (AttentionOps.cpp).
-void populateAttentionToLinalgPatterns(RewritePatternSet &patterns);
+/// kernel_pooling, split_heads, merge_heads, kv_cache_append
+/// (AttentionOps.cpp). With `decodePath`, an attention of one query row
+/// per batch (a decoding step; at run time when the number of queries is
+/// dynamic) reads its keys in place instead of through the flash
+/// attention's transposed copy.
+void populateAttentionToLinalgPatterns(RewritePatternSet &patterns,
+                                       bool decodePath = false);
 
 /// linear, layer_norm, gelu, dropout (LayerOps.cpp).
 void populateLayerToLinalgPatterns(RewritePatternSet &patterns);
@@ -26,7 +31,8 @@ void populateLayerToLinalgPatterns(RewritePatternSet &patterns);
 void populateEmbeddingToLinalgPatterns(RewritePatternSet &patterns);
 
 /// All of the above plus the decomposition of composite ops.
-void populateTfmToLinalgPatterns(RewritePatternSet &patterns);
+void populateTfmToLinalgPatterns(RewritePatternSet &patterns,
+                                 bool decodePath = false);
 
 } // namespace tfm
 } // namespace mlir
