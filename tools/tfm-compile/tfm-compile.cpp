@@ -437,6 +437,10 @@ std::string checkOptions() {
   if (profile && (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj))
     return "--profile is for executables (--emit=exe): only their "
            "--profile prints the kernels' times";
+  if (kvCache && target == Target::Nvptx)
+    return "--kv-cache is for --target=cpu for now: the GPU mapping cannot "
+           "yet keep the caches' position, which the host reads, off the "
+           "device";
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0, 1, 2 or 3";

@@ -228,3 +228,44 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
       outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
   return %0, %1 : tensor<600x256xf32>, tensor<64x256xf32>
 }
+
+// -----
+
+// A matmul of a dynamic number of rows (a model's batch x sequence) is
+// versioned: below 4 rows (a decoding step's one token per sequence) its
+// register tiles are one row high, so that it streams the weights with no
+// masked-off rows; else the micro-kernel's 8 rows. Both keep the parallel
+// column panels.
+
+// CHECK-LABEL: func.func @matmul_dynamic_rows(
+//  CHECK-SAME:     %[[A:.*]]: tensor<?x64xf32>
+//       CHECK:   %[[M:.*]] = tensor.dim %[[A]], %c0
+//       CHECK:   %[[FEW:.*]] = arith.cmpi ult, %[[M]], %c4
+//       CHECK:   %[[R:.*]] = scf.if %[[FEW]] -> (tensor<?x768xf32>) {
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [1, 32, 0], [0, 0, 1]]
+//       CHECK:   } else {
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:   return %[[R]]
+func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
+                               %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x768xf32>)
+      outs(%c : tensor<?x768xf32>) -> tensor<?x768xf32>
+  return %0 : tensor<?x768xf32>
+}
+
+// -----
+
+// Columns that no panel width divides (an LM head's vocabulary of 50257)
+// still go parallel: panels of 128 (the last columns a tile of their own
+// when applied).
+
+// CHECK-LABEL: func.func @matmul_odd_columns
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [1, 32, 0], [0, 0, 1]]
+// TILED-LABEL: func.func @matmul_odd_columns
+//       TILED:   scf.forall (%{{.*}}) = (0) to (1408) step (128)
+func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
+                              %c: tensor<1x1409xf32>) -> tensor<1x1409xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x1409xf32>)
+      outs(%c : tensor<1x1409xf32>) -> tensor<1x1409xf32>
+  return %0 : tensor<1x1409xf32>
+}

@@ -413,9 +413,12 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
   bool causal = getCausal();
 
   // Whether any query of this step can see any of its keys; a step that
-  // none can see is skipped. Only tiles (which have offsets) are skipped.
+  // none can see is skipped. Only tiles of keys after the first (whose key
+  // offset is not 0) are skipped: the first keys are every query's to see,
+  // and an untiled op (an attention after a cache's positions, which has a
+  // query offset) stays one step with no control flow around it.
   Value visible;
-  if (queryOffset) {
+  if (queryOffset && !isConstantIntValue(keyOffset, 0)) {
     if (causal) {
       Value end = arith::AddIOp::create(
           b, loc, queryOffset, getValueOrCreateConstantIndexOp(b, loc, rows));
