@@ -199,6 +199,7 @@ def report(results):
         f"(bench/bandwidth.c): "
         + ", ".join(f"{bw:.1f} GB/s at {t} thread{'s' * (int(t) > 1)}"
                     for t, bw in results["bandwidth"].items())
+        + " (the better of the run's start and end)"
         + f". ONNX Runtime {results['ort_version']}.",
         "",
         f"Model: python/tfm_tools/gpt.py, {config['layers']} layers, "

@@ -17,21 +17,24 @@
 #    date).
 # 3. Runs bench/attention.py (fused vs unfused attention vs PyTorch, the
 #    SGEMM ceiling, peak memory, nn.MultiheadAttention), bench/vit.py
-#    (ViT-Ti/16 and ViT-B/16 against torchvision) and bench/ort.py (tfm,
+#    (ViT-Ti/16 and ViT-B/16 against torchvision), bench/ort.py (tfm,
 #    ONNX Runtime and PyTorch on the same exported .onnx models, at 1 and 2
-#    threads), printing their tables.
+#    threads) and bench/generate.py (decoding with a key/value cache:
+#    tokens per second of a GPT-2-small-size model on the three, next to
+#    the measured memory bandwidth), printing their tables.
 # 4. Writes the tables as Markdown to bench/results.md and the attention plot
 #    to docs/benchmarks-attention.png.
 #
 # --quick is a smoke test of the same path with tiny sizes and a few runs; it
 # writes to build/bench/quick/ (results.md, benchmarks-attention.png) and
-# leaves bench/results.md and the docs alone. A full run takes about 20-30
-# minutes on 2 cores (bench/ort.py alone 10-20); the machine should be
-# otherwise idle.
+# leaves bench/results.md and the docs alone. A full run takes about 35-45
+# minutes on 2 cores (bench/ort.py alone 10-20, bench/generate.py about
+# 15); the machine should be otherwise idle.
 #
 # Environment: TFM_BUILD_DIR (default build/), TFM_BENCH_THREADS (default 2;
-# attention.py and vit.py), TFM_BENCH_ATTENTION_ARGS, TFM_BENCH_VIT_ARGS and
-# TFM_BENCH_ORT_ARGS (more options for each script, e.g.
+# attention.py and vit.py), TFM_BENCH_ATTENTION_ARGS, TFM_BENCH_VIT_ARGS,
+# TFM_BENCH_ORT_ARGS and TFM_BENCH_GENERATE_ARGS (more options for each
+# script, e.g.
 # TFM_BENCH_ATTENTION_ARGS="--sizes 1024,2048 --dims 64" or
 # TFM_BENCH_ORT_ARGS="--models vit_b_16,gpt2_s1024 --threads 1").
 set -euo pipefail
@@ -53,7 +56,7 @@ while (($#)); do
     --vit-only) attention=0; ort=0 ;;
     --ort-only) attention=0; vit=0 ;;
     --no-ort) ort=0 ;;
-    -h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -165,6 +168,12 @@ if ((ort)); then
     --ort "$build/bench/ort" --markdown "$work/ort.md" \
     ${TFM_BENCH_ORT_ARGS:-}
   parts+=("$work/ort.md")
+  # Generation needs ONNX Runtime too: the same with-past model step by step.
+  echo "== bench/generate.py ${quick[*]}"
+  "$python" "$root/bench/generate.py" "${quick[@]}" \
+    --compiler "$build/bin/tfm-compile" --ort "$build/bench/ort" \
+    --markdown "$work/generate.md" ${TFM_BENCH_GENERATE_ARGS:-}
+  parts+=("$work/generate.md")
 fi
 
 cat "${parts[@]}" > "$results"
