@@ -6,6 +6,8 @@
 
 #include "tfm/Codegen/Common/Passes.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -34,6 +36,32 @@ struct TfmDropUnitDimsPass
     });
     IRRewriter rewriter(&getContext());
     linalg::ControlDropUnitDims options;
+    // Every unit loop but the last row (and the last column) of a
+    // contraction whose rows (columns) are all unit: a [1, 1, K] x [K, N]
+    // projection of one token stays a matmul of one row, which the
+    // micro-kernel takes, rather than a vector-matrix product, which reads
+    // the weights a column at a time.
+    options.controlFn = [](Operation *op) {
+      auto generic = cast<linalg::GenericOp>(op);
+      SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+      FailureOr<linalg::ContractionDimensions> dims =
+          linalg::inferContractionDims(generic);
+      llvm::SmallDenseSet<unsigned> keep;
+      auto keepOne = [&](ArrayRef<unsigned> loops) {
+        if (!loops.empty() &&
+            llvm::all_of(loops, [&](unsigned d) { return ranges[d] == 1; }))
+          keep.insert(loops.back());
+      };
+      if (succeeded(dims)) {
+        keepOne(dims->m);
+        keepOne(dims->n);
+      }
+      SmallVector<unsigned> drop;
+      for (unsigned d = 0, e = generic.getNumLoops(); d < e; ++d)
+        if (!keep.contains(d))
+          drop.push_back(d);
+      return drop;
+    };
     for (linalg::GenericOp op : contractions) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::DropUnitDimsResult> result =

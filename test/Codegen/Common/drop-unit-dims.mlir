@@ -47,3 +47,23 @@ func.func @kept(%x: tensor<4x1xf32>, %a: tensor<1x8xf32>, %b: tensor<8x4xf32>, %
   }
   return %0, %1 : tensor<4x1xf32>, tensor<1x4xf32>
 }
+
+// -----
+
+// One token's projection, [1, 1, K] x [K, N]: every row dimension is a unit
+// one, and the last of them stays, so that it is a matmul of one row (the
+// micro-kernel's) and not a vector-matrix product, which would read the
+// weights a column at a time.
+
+// CHECK-LABEL: func.func @one_token(
+//       CHECK:   %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x1x768xf32> into tensor<1x768xf32>
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[X]], %{{.*}} : tensor<1x768xf32>, tensor<768x3072xf32>) outs(%{{.*}} : tensor<1x3072xf32>)
+func.func @one_token(%x: tensor<1x1x768xf32>, %w: tensor<768x3072xf32>, %y: tensor<1x1x3072xf32>) -> tensor<1x1x3072xf32> {
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%x, %w : tensor<1x1x768xf32>, tensor<768x3072xf32>) outs(%y : tensor<1x1x3072xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x3072xf32>
+  return %0 : tensor<1x1x3072xf32>
+}
