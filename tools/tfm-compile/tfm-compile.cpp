@@ -437,6 +437,9 @@ std::string checkOptions() {
   if (profile && (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj))
     return "--profile is for executables (--emit=exe): only their "
            "--profile prints the kernels' times";
+  if (kvCache && attentionWeights)
+    return "--attention-weights is not for --kv-cache models: a step's "
+           "weights span the positions in the caches, a size no input has";
   if (kvCache && target == Target::Nvptx)
     return "--kv-cache is for --target=cpu for now: the GPU mapping cannot "
            "yet keep the caches' position, which the host reads, off the "
