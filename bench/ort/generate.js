@@ -17,9 +17,8 @@
 // and -o writes the N greedy tokens of each sequence ([batch, N] int64).
 'use strict';
 
-const path = require('path');
-
-const {readNpy, writeNpy} = require('./npy.js');
+const {readNpy, writeNpy, milliseconds, createSession} =
+    require('./common.js');
 
 function parseArgs(argv) {
   const args = {threads: 1};
@@ -43,10 +42,6 @@ function parseArgs(argv) {
   return args;
 }
 
-function milliseconds(start) {
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
 /// The most likely token of each sequence at position `seq - 1`.
 function argmaxLast(logits, batch, seq) {
   const vocab = logits.dims[2];
@@ -64,17 +59,8 @@ function argmaxLast(logits, batch, seq) {
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const ort = require(require.resolve('onnxruntime-node',
-                                      {paths: [path.resolve(args.ort)]}));
-  const loadStart = process.hrtime.bigint();
-  const session = await ort.InferenceSession.create(args.model, {
-    executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
-    intraOpNumThreads: args.threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-  });
-  const loadMs = milliseconds(loadStart);
+  const {ort, session, loadMs} =
+      await createSession(args.ort, args.model, args.threads);
   const prompt = readNpy(args.prompt);
   const [batch, length] = prompt.dims;
 

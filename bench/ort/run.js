@@ -20,10 +20,8 @@
 // where times_ms are the wall times of each `await session.run(feeds)`.
 'use strict';
 
-const fs = require('fs');
-const path = require('path');
-
-const {readNpy, writeNpy} = require('./npy.js');
+const {readNpy, writeNpy, milliseconds, createSession} =
+    require('./common.js');
 
 // ===--- Command line ---------------------------------------------------=== //
 
@@ -48,23 +46,10 @@ function parseArgs(argv) {
   return args;
 }
 
-function milliseconds(start) {
-  return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
 async function main() {
   const args = parseArgs(process.argv.slice(2));
-  const ort = require(require.resolve('onnxruntime-node',
-                                      {paths: [path.resolve(args.ort)]}));
-  const loadStart = process.hrtime.bigint();
-  const session = await ort.InferenceSession.create(args.model, {
-    executionProviders: ['cpu'],
-    graphOptimizationLevel: 'all',
-    intraOpNumThreads: args.threads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-  });
-  const loadMs = milliseconds(loadStart);
+  const {ort, session, loadMs} =
+      await createSession(args.ort, args.model, args.threads);
   if (args.inputs.length !== session.inputNames.length) {
     throw new Error(`the model has ${session.inputNames.length} inputs ` +
                     `(${session.inputNames.join(', ')}), given ` +

@@ -1,8 +1,10 @@
-// Reads and writes the .npy files that bench/ort's drivers exchange with
-// the benchmarks (C order; float32, float64, int32, int64, bool, uint8).
+// What bench/ort's drivers (run.js, generate.js) share: the .npy files they
+// exchange with the benchmarks (C order; float32, float64, int32, int64,
+// bool, uint8) and the ONNX Runtime session they time.
 'use strict';
 
 const fs = require('fs');
+const path = require('path');
 
 // ===--- .npy files -----------------------------------------------------=== //
 
@@ -73,4 +75,26 @@ function writeNpy(file, type, dims, data) {
                                         body]));
 }
 
-module.exports = {readNpy, writeNpy};
+function milliseconds(start) {
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/// A CPU session of `model` with onnxruntime-node from `ortDir`, as every
+/// benchmark runs it: graphOptimizationLevel 'all', intraOpNumThreads
+/// `threads`, interOpNumThreads 1, sequential. Returns {ort, session,
+/// loadMs}.
+async function createSession(ortDir, model, threads) {
+  const ort = require(require.resolve('onnxruntime-node',
+                                      {paths: [path.resolve(ortDir)]}));
+  const start = process.hrtime.bigint();
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'],
+    graphOptimizationLevel: 'all',
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    executionMode: 'sequential',
+  });
+  return {ort, session, loadMs: milliseconds(start)};
+}
+
+module.exports = {readNpy, writeNpy, milliseconds, createSession};
