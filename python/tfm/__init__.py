@@ -17,6 +17,14 @@ against the signature (dtype, rank, sizes, and the dynamic sizes the model
 ties together), outputs are allocated at the sizes the inputs give. A
 library compiled with `symbol_prefix` is loaded with the same `prefix`.
 
+A decoder compiled with `kv_cache=True, max_seq=N` generates:
+
+    model = tfm.load(tfm.compile("gpt.onnx", kv_cache=True, max_seq=256))
+    tokens = model.generate(prompt, 32)       # greedy, [batch, 32]
+    state = model.start(batch=1)              # or step by step
+    logits = state.prefill(prompt)            # [1, length, vocab]
+    logits = state.step(next_ids)             # [1, vocab]
+
 Import it with the repository's python/ directory on the path:
 
     PYTHONPATH=$PWD/python /usr/bin/python3 -c "import tfm"
@@ -28,8 +36,8 @@ import subprocess
 
 import numpy as np
 
-__all__ = ["CompileError", "Model", "Signature", "TensorSpec", "compile",
-           "load"]
+__all__ = ["CompileError", "KvState", "Model", "Signature", "TensorSpec",
+           "compile", "load"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -110,11 +118,19 @@ class Signature:
                 if len(fields) > 2:
                     self.bounds[fields[1]] = int(fields[2])
                 continue
-            kind, name, dtype, dims = fields
+            kind, name, dtype, dims = fields[:4]
             shape = [] if dims == "scalar" else [
                 int(d) if d.isdigit() else d for d in dims.split(separator)]
             spec = TensorSpec(name, _DTYPES[dtype], shape)
+            # `kv_cache` / `kv_position` after an input of a model compiled
+            # with --kv-cache; an attention's location after `attn`.
+            spec.role = fields[4] if kind == "in" and len(fields) > 4 else None
             (self.inputs if kind == "in" else self.outputs).append(spec)
+
+    @property
+    def has_kv_cache(self):
+        """Whether the model was compiled with --kv-cache (Model.start)."""
+        return any(s.role == "kv_cache" for s in self.inputs)
 
     def __repr__(self):
         text = "inputs:\n" + "".join(f"  {s}\n" for s in self.inputs)
@@ -135,6 +151,7 @@ class Model:
         self._lib = ctypes.CDLL(self.library)
         # `const char tfm_signature[]`: the text is at the symbol.
         text = ctypes.c_char.in_dll(self._lib, f"{prefix}_signature")
+        self._signature_text = text
         self.signature = Signature(
             ctypes.string_at(ctypes.addressof(text)).decode())
         self._run = getattr(self._lib, f"{prefix}_run_dims")
@@ -198,6 +215,97 @@ class Model:
 
     def __repr__(self):
         return f"tfm.Model({self.library!r})\n{self.signature}"
+
+    def start(self, batch=1):
+        """For a model compiled with --kv-cache: empty key/value caches for
+        BATCH sequences, which prefill and step append to in place
+        (docs/generation.md)."""
+        return KvState(self, batch)
+
+    def generate(self, prompt, steps):
+        """Greedy generation: PROMPT ([batch, length] int64 token ids) in
+        one call, then STEPS - 1 calls of one token per sequence. Returns
+        the STEPS tokens of each sequence, [batch, steps] int64."""
+        prompt = np.ascontiguousarray(prompt, dtype=np.int64)
+        state = self.start(prompt.shape[0])
+        tokens = [state.prefill(prompt)[:, -1, :].argmax(-1)]
+        for _ in range(steps - 1):
+            tokens.append(state.step(tokens[-1]).argmax(-1))
+        return np.stack(tokens, axis=1).astype(np.int64)
+
+
+class KvState:
+    """The key/value caches of a batch of sequences (runtime/Generate.h's
+    tfm_kv_state): `prefill(ids)` runs [batch, seq] token ids after the
+    positions held and returns their logits [batch, seq, vocab]; `step(ids)`
+    runs one token per sequence ([batch]) and returns [batch, vocab]. Both
+    append to the caches; `length`, `capacity` and `reset()` see to them."""
+
+    def __init__(self, model, batch):
+        lib = model._lib
+        self._lib = lib
+        self.batch = batch
+        lib.tfm_kv_state_create_for.restype = ctypes.c_void_p
+        lib.tfm_kv_state_create_for.argtypes = [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
+            ctypes.c_size_t]
+        for name, restype in (("length", ctypes.c_int64),
+                              ("capacity", ctypes.c_int64),
+                              ("vocab", ctypes.c_int64),
+                              ("error", ctypes.c_char_p)):
+            function = getattr(lib, f"tfm_kv_state_{name}")
+            function.restype = restype
+            function.argtypes = [ctypes.c_void_p]
+        lib.tfm_kv_state_run.restype = ctypes.c_int
+        lib.tfm_kv_state_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.c_int64, ctypes.c_void_p]
+        lib.tfm_kv_state_destroy.argtypes = [ctypes.c_void_p]
+        lib.tfm_kv_state_reset.argtypes = [ctypes.c_void_p]
+        if not model.signature.has_kv_cache:
+            raise TypeError(f"{model.library} has no key/value caches: "
+                            "compile it with kv_cache=True and max_seq=N")
+        error = ctypes.create_string_buffer(512)
+        signature = ctypes.addressof(model._signature_text)
+        self._state = lib.tfm_kv_state_create_for(
+            signature, ctypes.cast(model._run, ctypes.c_void_p), batch, error,
+            len(error))
+        if not self._state:
+            raise ValueError(error.value.decode())
+        self.vocab = lib.tfm_kv_state_vocab(self._state)
+
+    @property
+    def length(self):
+        return self._lib.tfm_kv_state_length(self._state)
+
+    @property
+    def capacity(self):
+        return self._lib.tfm_kv_state_capacity(self._state)
+
+    def reset(self):
+        self._lib.tfm_kv_state_reset(self._state)
+
+    def _run(self, ids):
+        ids = np.ascontiguousarray(ids, dtype=np.int64)
+        if ids.ndim != 2 or ids.shape[0] != self.batch:
+            raise ValueError(f"expected token ids [{self.batch}, seq], found "
+                             f"{list(ids.shape)}")
+        logits = np.zeros((self.batch, ids.shape[1], self.vocab), np.float32)
+        if self._lib.tfm_kv_state_run(self._state, ids.ctypes.data,
+                                      ids.shape[1], logits.ctypes.data):
+            raise ValueError(self._lib.tfm_kv_state_error(
+                self._state).decode())
+        return logits
+
+    def prefill(self, ids):
+        return self._run(ids)
+
+    def step(self, ids):
+        return self._run(np.asarray(ids).reshape(self.batch, 1))[:, 0, :]
+
+    def __del__(self):
+        if getattr(self, "_state", None):
+            self._lib.tfm_kv_state_destroy(self._state)
+            self._state = None
 
 
 def load(library, prefix="tfm"):

@@ -1,0 +1,46 @@
+"""tfm.load of a decoder compiled with kv_cache=True: Model.generate gives
+PyTorch's greedy tokens (gpt.generate), a KvState's prefill and step give
+PyTorch's logits, and a state that would overflow its caches raises.
+
+    generate.py WORK     (PYTHONPATH holds python/; TFM_COMPILE tfm-compile)
+"""
+
+import os
+import sys
+
+import numpy as np
+
+import tfm
+from tfm_tools import compare, gpt
+
+work = sys.argv[1]
+os.makedirs(work, exist_ok=True)
+model = gpt.build(std=0.3, seed=0)
+onnx = os.path.join(work, "gpt.onnx")
+gpt.export(model, onnx)
+compiled = tfm.load(tfm.compile(onnx, os.path.join(work, "libgpt.so"),
+                                kv_cache=True, max_seq=48))
+print("has caches:", compiled.signature.has_kv_cache)
+prompt = np.random.default_rng(1).integers(0, 97, size=(2, 6), dtype=np.int64)
+ref_tokens, ref_logits = gpt.generate(model, prompt, 20)
+tokens = compiled.generate(prompt, 20)
+print("tokens equal:", bool((tokens == ref_tokens).all()), tokens.shape)
+
+state = compiled.start(batch=2)
+logits = [state.prefill(prompt)[:, -1, :]]
+for step in range(1, 20):
+    logits.append(state.step(ref_tokens[:, step - 1]))
+compare.check(np.stack(logits), ref_logits, label="logits")
+print("positions:", state.length, "of", state.capacity)
+try:
+    state.prefill(np.zeros((2, 40), np.int64))
+except ValueError as e:
+    print("ValueError:", e)
+state.reset()
+print("after reset:", state.length)
+try:
+    tfm.load(tfm.compile(onnx, os.path.join(work, "libplain.so"),
+                         kv_cache=True, max_seq=48)).start(batch=0)
+except ValueError as e:
+    print("ValueError:", e)
+print("ok")
