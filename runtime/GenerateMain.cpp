@@ -186,14 +186,26 @@ int tfmGenerateMain(int argc, char **argv) {
                           std::to_string(vocab));
 
   Sampler sampler(temperature, topK, seed);
-  std::vector<float> logits(batch * length * vocab);
-  std::vector<int64_t> tokens(batch * steps);
-  std::vector<float> chosenFrom(steps * batch * vocab);
+  // The logits each token is chosen from are kept only for --logits.
+  std::vector<float> logits, chosenFrom;
+  std::vector<int64_t> tokens;
+  try {
+    logits.resize(batch * length * vocab);
+    tokens.resize(batch * steps);
+    if (!logitsPath.empty())
+      chosenFrom.resize(steps * batch * vocab);
+  } catch (const std::exception &) {
+    fail(1, "out of memory: cannot hold the logits of " +
+                std::to_string(batch) + " x " +
+                std::to_string(std::max(length, steps)) + " positions of " +
+                std::to_string(vocab) + " tokens");
+  }
   auto choose = [&](int64_t step, int64_t seq, std::vector<int64_t> &next) {
     for (int64_t b = 0; b < batch; ++b) {
       const float *last = logits.data() + (b * seq + seq - 1) * vocab;
-      std::copy(last, last + vocab,
-                chosenFrom.begin() + (step * batch + b) * vocab);
+      if (!chosenFrom.empty())
+        std::copy(last, last + vocab,
+                  chosenFrom.begin() + (step * batch + b) * vocab);
       next[b] = sampler.choose(last, vocab);
       tokens[b * steps + step] = next[b];
     }
