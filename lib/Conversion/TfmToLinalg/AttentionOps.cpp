@@ -594,7 +594,8 @@ static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
 
 /// Attention for one query row per batch (a decoding step against a
 /// key/value cache): `query` is `[B..., 1, D]`, `key` `[B..., Sk, D]` and
-/// `value` `[B..., Sk, Dv]`. The scores of one row are few (Sk per batch),
+/// `value` `[B..., Sk, Dv]`; `validLens` and `mask` as the flash path
+/// normalises them (`[B...]` or `[B..., Sq]`, `[B'..., Sq, Sk]`). The scores of one row are few (Sk per batch),
 /// so they are materialised: each is a dot product of the query with a key
 /// row, read where it lies (no transposed copy of the keys, which a flash
 /// attention's block products need and a decoding step would pay a whole
@@ -602,6 +603,7 @@ static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
 /// product with the values. Every key and value is read once.
 static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
                                    Value query, Value key, Value value,
+                                   Value validLens, Value mask,
                                    double scale) {
   MLIRContext *ctx = b.getContext();
   Type elementType = getTensorType(query).getElementType();
@@ -633,6 +635,8 @@ static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
       });
   ScoreMasking masking;
   masking.scale = createFloatConstant(b, loc, accType, scale);
+  masking.mask = mask;
+  masking.validLens = validLens;
   masking.causal = op.getCausal();
   masking.queryOffset = op.getQueryOffset();
   scores = createMaskedScores(b, loc, scores, masking);
@@ -759,6 +763,13 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     Value lens = normalize(op.getValidLens(), batchRank);
     int64_t newRank = getTensorType(query).getRank();
 
+    // The mask as `[B'..., Sq, Sk]` f32, each batch dimension 1 where the
+    // mask is shared along it.
+    Value mask;
+    if (op.getMask())
+      mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
+                       batchRank);
+
     // The flash attention: the online softmax over blocks of keys.
     auto flash = [&]() -> Value {
       // Kᵀ
@@ -774,10 +785,6 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
               perm)
               ->getResult(0);
 
-      Value mask;
-      if (op.getMask())
-        mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
-                         batchRank);
 
       // The state: acc [B..., Sq, Dv], max and sum [B..., Sq].
       SmallVector<OpFoldResult> rows =
@@ -816,14 +823,14 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     // lie: at run time when the number of queries is dynamic.
     int64_t queries = getTensorType(query).getDimSize(newRank - 2);
     std::optional<double> scale = op.getEffectiveScale();
-    bool decodable = decodePath && !op.getMask() && !op.getValidLens() &&
-                     scale && (queries == 1 || ShapedType::isDynamic(queries));
+    bool decodable = decodePath && scale &&
+                     (queries == 1 || ShapedType::isDynamic(queries));
     Value out;
     if (!decodable) {
       out = flash();
     } else if (queries == 1) {
-      out = createDecodeAttention(rewriter, loc, op, query, key, value,
-                                  *scale);
+      out = createDecodeAttention(rewriter, loc, op, query, key, value, lens,
+                                  mask, *scale);
     } else {
       auto queryType = getTensorType(query);
       SmallVector<int64_t> oneRow(queryType.getShape());
@@ -843,7 +850,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       Value row = tensor::CastOp::create(
           rewriter, loc, queryType.clone(oneRow), query);
       Value decoded =
-          createDecodeAttention(rewriter, loc, op, row, key, value, *scale);
+          createDecodeAttention(rewriter, loc, op, row, key, value, lens,
+                                mask, *scale);
       scf::YieldOp::create(
           rewriter, loc,
           castToTensorType(rewriter, loc, decoded, outType));

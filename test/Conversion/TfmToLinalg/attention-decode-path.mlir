@@ -49,12 +49,27 @@ func.func @dynamic_queries(%q: tensor<12x?x64xf32>, %k: tensor<12x?x64xf32>, %v:
 
 // -----
 
-// A mask or valid lengths keep the flash attention (the decoding path takes
-// neither), as do several static queries.
+// Valid lengths (and masks) apply to the materialised scores as in the
+// flash attention: keys at or past the length get d2l's -1e6.
 // CHECK-LABEL: func.func @with_lens(
-//   CHECK-NOT:   scf.if
-//       CHECK:   tfm.online_attention
+//  CHECK-SAME:   %{{[^:]*}}: tensor<12x1x64xf32>, %{{[^:]*}}: tensor<12x8x64xf32>, %{{[^:]*}}: tensor<12x8x64xf32>, %[[LENS:[^:]*]]: tensor<12xi32>)
+//   CHECK-NOT:   tfm.online_attention
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[LENS]] : tensor<12x1x8xf32>, tensor<12xi32>)
+//       CHECK:     arith.cmpi sge
+//       CHECK:     arith.select
+//   CHECK-NOT:   tfm.online_attention
 func.func @with_lens(%q: tensor<12x1x64xf32>, %k: tensor<12x8x64xf32>, %v: tensor<12x8x64xf32>, %lens: tensor<12xi32>) -> tensor<12x1x64xf32> {
   %r = tfm.attention %q, %k, %v valid_lens(%lens) : (tensor<12x1x64xf32>, tensor<12x8x64xf32>, tensor<12x8x64xf32>, tensor<12xi32>) -> tensor<12x1x64xf32>
   return %r : tensor<12x1x64xf32>
+}
+
+// -----
+
+// Several static queries keep the flash attention alone.
+// CHECK-LABEL: func.func @four_queries(
+//   CHECK-NOT:   scf.if
+//       CHECK:   tfm.online_attention
+func.func @four_queries(%q: tensor<12x4x64xf32>, %k: tensor<12x8x64xf32>, %v: tensor<12x8x64xf32>) -> tensor<12x4x64xf32> {
+  %r = tfm.attention %q, %k, %v {causal} : (tensor<12x4x64xf32>, tensor<12x8x64xf32>, tensor<12x8x64xf32>) -> tensor<12x4x64xf32>
+  return %r : tensor<12x4x64xf32>
 }
