@@ -56,6 +56,13 @@ LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
                           << " has more than one block";
   Block &body = entry.getBody().front();
   auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
+    if (entry.getArgAttr(i, kKvCacheAttr))
+      return emitError(loc) << "entry @" << entry.getSymName()
+                            << " holds key/value caches already ("
+                            << describeArg(entry, i)
+                            << " is marked tfm.kv_cache): compile it "
+                               "without --kv-cache";
 
   SmallVector<CachePair> pairs;
   for (auto [i, operand] : llvm::enumerate(ret.getOperands())) {

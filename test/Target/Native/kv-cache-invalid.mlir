@@ -47,3 +47,12 @@ func.func @main(%past: tensor<1x2x?x4xf32> {tfm.dims = ["", "", "past", ""]},
   %d = arith.addf %past, %past : tensor<1x2x?x4xf32>
   return %c, %d : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{entry @main holds key/value caches already (argument 0 ('cache') is marked tfm.kv_cache): compile it without --kv-cache}}
+func.func @main(%cache: tensor<1x2x8x4xf32> {tfm.kv_cache, tfm.name = "cache"}, %k: tensor<1x2x1x4xf32>, %p: index)
+    -> (tensor<1x2x8x4xf32> {tfm.kv_cache = 0 : i64}) {
+  %u, %keys = tfm.kv_cache_append %cache, %k at %p : tensor<1x2x8x4xf32>, tensor<1x2x1x4xf32> -> tensor<1x2x8x4xf32>, tensor<1x2x?x4xf32>
+  return %u : tensor<1x2x8x4xf32>
+}
