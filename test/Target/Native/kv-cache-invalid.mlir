@@ -56,3 +56,12 @@ func.func @main(%cache: tensor<1x2x8x4xf32> {tfm.kv_cache, tfm.name = "cache"}, 
   %u, %keys = tfm.kv_cache_append %cache, %k at %p : tensor<1x2x8x4xf32>, tensor<1x2x1x4xf32> -> tensor<1x2x8x4xf32>, tensor<1x2x?x4xf32>
   return %u : tensor<1x2x8x4xf32>
 }
+
+// -----
+
+func.func @main(%past: tensor<1x2x3x4xf32> {tfm.name = "past_key"},
+                %k: tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32> {
+  // expected-error @+1 {{argument 0 ('past_key') has a past of static length 3; export it with the past length as a dynamic axis}}
+  %c = tensor.concat dim(2) %past, %k : (tensor<1x2x3x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
+  return %c : tensor<1x2x?x4xf32>
+}
