@@ -582,12 +582,15 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     llvm::FileRemover removeLinked(linked);
     // A library of a model with key/value caches exports the runtime's
     // generation functions, which its header's prefill and step call.
+    // tfm-emit-c-interface leaves the signature on the module; a library's
+    // header declares it.
+    std::optional<tfm::EntrySignature> signature;
     SmallVector<std::string, 1> keep;
     if (emitKind == EmitKind::Lib) {
-      FailureOr<tfm::EntrySignature> signature =
-          tfm::readEntrySignature(*module);
-      if (failed(signature))
+      FailureOr<tfm::EntrySignature> read = tfm::readEntrySignature(*module);
+      if (failed(read))
         return 1;
+      signature = std::move(*read);
       if (llvm::any_of(signature->inputs, [](const tfm::TensorSpec &in) {
             return in.role == tfm::TensorSpec::Role::KvCache;
           }))
@@ -604,12 +607,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
                           llvm::sys::fs::owner_write))
         return fail("cannot make '" + output + "' executable: " +
                     ec.message());
-    if (emitKind == EmitKind::Lib) {
-      // tfm-emit-c-interface leaves the signature on the module.
-      FailureOr<tfm::EntrySignature> signature =
-          tfm::readEntrySignature(*module);
-      if (failed(signature))
-        return 1;
+    if (signature) {
       SmallString<128> header(output);
       llvm::sys::path::replace_extension(header, "h");
       if (failed(writeText(header, [&](raw_ostream &os) {
