@@ -38,7 +38,13 @@ def weights(rng, *shapes):
 
 
 def lens(rng, b, s):
-    return rng.integers(1, s + 1, size=(b,)).astype(np.int32)
+    """Lengths from -1 to s: a length of 0 or less masks every key, which d2l
+    answers with uniform weights. With two or more rows, one is 0 and one
+    negative."""
+    lens = rng.integers(-1, s + 1, size=(b,))
+    if b >= 2:
+        lens[rng.choice(b, 2, replace=False)] = [0, -3]
+    return lens.astype(np.int32)
 
 
 # Each case: (graph, inputs(rng, b, s) -> list of arrays, reference(*inputs)

@@ -130,12 +130,14 @@ def randn(rng, *shape, scale=1.0):
 
 
 def valid_lens(rng, shape, high, dtype):
-    """Random lengths in [0, high] that include both 0 and high when there
-    are at least two of them."""
-    lens = rng.integers(0, high + 1, size=shape)
+    """Random lengths in [-1, high] that include 0 and high when there are
+    at least two of them, and a negative one when there are three: a length
+    of 0 or less masks every key (uniform weights, as d2l gives)."""
+    lens = rng.integers(-1, high + 1, size=shape)
     flat = lens.reshape(-1)
-    if flat.size >= 2:
-        flat[rng.choice(flat.size, 2, replace=False)] = [0, high]
+    fixed = [0, high, -2][:min(flat.size, 3)] if flat.size >= 2 else []
+    if fixed:
+        flat[rng.choice(flat.size, len(fixed), replace=False)] = fixed
     return lens.astype(dtype)
 
 

@@ -43,6 +43,10 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   TfmCpuVectorizeOptions vectorize;
   vectorize.vectorWidthBits = vectorWidthBits;
   pm.addPass(createTfmCpuVectorize(vectorize));
+  // Upstream lowers the masked lanes of a maximumf reduction to -1.4e-45,
+  // not -inf: a row of dynamic length whose every element is below it
+  // (a fully masked softmax row) would get a wrong maximum.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuUnmaskReductions());
   pm.addPass(createCanonicalizerPass());
   // Accumulator tiles become loop-carried vectors, i.e. registers.
   pm.addPass(createLoopInvariantSubsetHoistingPass());

@@ -33,6 +33,7 @@
 
 #include "LoweringUtils.h"
 #include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "tfm/Dialect/Tfm/IR/AttentionScores.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,9 +51,6 @@
 
 using namespace mlir;
 using namespace mlir::tfm;
-
-/// The value d2l's masked_softmax gives to masked scores.
-static constexpr double kMaskedScore = -1e6;
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -408,9 +406,9 @@ static Value createSoftmax(OpBuilder &b, Location loc, Value scores,
 }
 
 namespace {
-/// What `createMaskedScores` applies to a score tensor `[..., Sq, Sk]`, in
-/// this order.
-struct ScoreMasking {
+/// The operands with which `createMaskedScores` masks a score tensor
+/// `[..., Sq, Sk]` as tfm.attention defines it (buildMaskedScore).
+struct MaskingOperands {
   /// A scalar of the accumulator type multiplying the scores, or null.
   Value scale;
   /// An additive float mask broadcastable to the scores, or null.
@@ -510,7 +508,7 @@ static Value prepareMask(
 /// Applies `masking` to `scores` (`[..., Sq, Sk]`) in one parallel
 /// `linalg.generic` and returns the masked scores in the accumulator type.
 static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
-                                const ScoreMasking &masking) {
+                                const MaskingOperands &masking) {
   MLIRContext *ctx = b.getContext();
   auto type = getTensorType(scores);
   int64_t rank = type.getRank();
@@ -543,37 +541,27 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
   return createGeneric(
       b, loc, inputs, init, maps, 0,
       [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-        Value x = convertFloat(nb, nloc, args[0], accType);
-        if (masking.scale)
-          x = arith::MulFOp::create(nb, nloc, x, masking.scale);
         SmallVector<Value> indices;
         if (masking.validLens || readMask || masking.causal)
           for (int64_t i = 0; i < rank; ++i)
             indices.push_back(linalg::IndexOp::create(nb, nloc, i));
+        tfm::ScoreMasking score;
+        score.scale = masking.scale;
         if (masking.mask) {
           Value m = maskArg >= 0 ? args[maskArg] : readMask(nb, nloc, indices);
-          x = arith::AddFOp::create(nb, nloc, x,
-                                    convertFloat(nb, nloc, m, accType));
+          score.additive = convertFloat(nb, nloc, m, accType);
         }
-        if (masking.validLens) {
-          Value len = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
-                                                 args[validLensArg]);
-          Value masked = arith::CmpIOp::create(
-              nb, nloc, arith::CmpIPredicate::sge, indices[rank - 1], len);
-          Value fill = createFloatConstant(nb, nloc, accType, kMaskedScore);
-          x = arith::SelectOp::create(nb, nloc, masked, fill, x);
-        }
+        if (masking.validLens)
+          score.validLen = args[validLensArg];
+        score.causal = masking.causal;
+        if (masking.validLens || masking.causal)
+          score.key = indices[rank - 1];
         if (masking.causal) {
-          Value row = indices[rank - 2];
-          if (masking.queryOffset)
-            row = arith::AddIOp::create(nb, nloc, row, masking.queryOffset);
-          Value future = arith::CmpIOp::create(
-              nb, nloc, arith::CmpIPredicate::ugt, indices[rank - 1], row);
-          Value fill = createFloatConstant(
-              nb, nloc, accType, -std::numeric_limits<double>::infinity());
-          x = arith::SelectOp::create(nb, nloc, future, fill, x);
+          score.query = indices[rank - 2];
+          score.queryOffset = masking.queryOffset;
         }
-        return x;
+        return tfm::buildMaskedScore(
+            nb, nloc, convertFloat(nb, nloc, args[0], accType), score);
       });
 }
 
@@ -633,7 +621,7 @@ static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
         Value product = arith::MulFOp::create(nb, nloc, q, k);
         return arith::AddFOp::create(nb, nloc, product, args[2]);
       });
-  ScoreMasking masking;
+  MaskingOperands masking;
   masking.scale = createFloatConstant(b, loc, accType, scale);
   masking.mask = mask;
   masking.validLens = validLens;
@@ -682,7 +670,7 @@ struct LowerMaskedSoftmax : OpRewritePattern<MaskedSoftmaxOp> {
     Type elementType = getTensorType(op.getInput()).getElementType();
     Value scores = op.getInput();
     if (op.getValidLens()) {
-      ScoreMasking masking;
+      MaskingOperands masking;
       masking.validLens = op.getValidLens();
       scores = createMaskedScores(rewriter, loc, scores, masking);
     }
@@ -923,7 +911,7 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     }
     Value zeros = createFilledTensor(rewriter, loc, targetDims,
                                      rewriter.getF32Type(), 0.0);
-    ScoreMasking masking;
+    MaskingOperands masking;
     masking.mask = mask;
     return createMaskedScores(rewriter, loc, zeros, masking);
   }
@@ -981,7 +969,7 @@ struct LowerAdditiveAttention : OpRewritePattern<AdditiveAttentionOp> {
         });
 
     if (op.getValidLens()) {
-      ScoreMasking masking;
+      MaskingOperands masking;
       masking.validLens = op.getValidLens();
       scores = createMaskedScores(rewriter, loc, scores, masking);
     }
@@ -1186,7 +1174,7 @@ struct LowerKvCacheAppend : OpRewritePattern<KvCacheAppendOp> {
     cf::AssertOp::create(rewriter, loc, fits,
                          "the key/value cache is full: the positions so far "
                          "and this call's are more than it holds (the "
-                         "model's --max-seq)");
+                         "model's --kv-cache=N)");
 
     SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(rank, rewriter.getIndexAttr(1));

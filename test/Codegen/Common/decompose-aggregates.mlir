@@ -14,13 +14,13 @@
 //       CHECK:   %[[S:.*]] = linalg.batch_matmul ins(%[[Q]], %[[KT]] : tensor<2x7x8xf32>, tensor<2x8x6xf32>) outs(%{{.*}} : tensor<2x7x6xf32>)
 //       CHECK:   linalg.generic {indexing_maps = [#[[$ID]], #[[$BATCH]], #[[$SHARED]], #[[$ID]]], {{.*}} ins(%[[S]], %[[LENS]], %[[MASK]] :
 //       CHECK:   ^bb0(%[[X:.*]]: f32, %[[LEN:.*]]: i32, %[[M:.*]]: f32, %{{.*}}: f32):
+//       CHECK:     %[[COL:.*]] = linalg.index 2
+//       CHECK:     %[[ROW:.*]] = linalg.index 1
 //       CHECK:     %[[SCALED:.*]] = arith.mulf %[[X]], %{{.*}} : f32
 //       CHECK:     %[[ADDED:.*]] = arith.addf %[[SCALED]], %[[M]]
-//       CHECK:     %[[COL:.*]] = linalg.index 2
 //       CHECK:     arith.cmpi sge, %[[COL]]
 //       CHECK:     %[[VALID:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ADDED]]
-//       CHECK:     %[[ROW:.*]] = linalg.index 1
-//       CHECK:     %[[ABOVE:.*]] = arith.cmpi ugt, %[[COL]], %[[ROW]] : index
+//       CHECK:     %[[ABOVE:.*]] = arith.cmpi sgt, %[[COL]], %[[ROW]] : index
 //       CHECK:     arith.select %[[ABOVE]], %{{.*}}, %[[VALID]]
 //       CHECK:   arith.maximumf
 //       CHECK:   math.exp

@@ -15,7 +15,7 @@
 //       CHECK:     arith.addf
 //       CHECK:   linalg.generic
 //       CHECK:     arith.addi %{{.*}}, %[[P]] : index
-//       CHECK:     arith.cmpi ugt
+//       CHECK:     arith.cmpi sgt
 //       CHECK:   linalg.batch_matmul ins(%{{.*}}, %[[V]] : tensor<12x1x?xf32>, tensor<12x?x64xf32>)
 //   CHECK-NOT:   tfm.online_attention
 // FLASH-LABEL: func.func @one_query(

@@ -51,6 +51,38 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
                            "::mlir::tfm::TfmDialect"];
 }
 
+def TfmCpuUnmaskReductions
+    : Pass<"tfm-cpu-unmask-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Give masked vector reductions their identity in the "
+                "masked-off lanes";
+  let description = [{
+    A masked `vector.multi_reduction` or `vector.reduction` (the remainder
+    of a row of dynamic length) becomes an unmasked one of
+    `select(mask, source, identity)`, with the identity of its combining
+    kind: -inf for `maximumf`, +inf for `minimumf`, 0 for `add`, 1 for
+    `mul`, and so on.
+
+    Upstream's lowering of a masked `maximumf` reduction fills the masked
+    lanes with the smallest negative subnormal (-1.4e-45) instead of -inf,
+    so the maximum of a row whose every element lies below it is taken as
+    -1.4e-45. A softmax over such a row (d2l's fully masked row: every score
+    -1e6) then gets exp(-1e6) = 0 for every element and divides 0 by 0:
+    NaN where the answer is uniform weights, and only when the row's length
+    is dynamic.
+
+    ```mlir
+    %r = vector.mask %m { vector.multi_reduction <maximumf>, %x, %acc [1]
+        : vector<1x15xf32> to vector<1xf32> } : vector<1x15xi1> -> vector<1xf32>
+    // becomes
+    %s = arith.select %m, %x, %minus_inf : vector<1x15xi1>, vector<1x15xf32>
+    %r = vector.multi_reduction <maximumf>, %s, %acc [1]
+        : vector<1x15xf32> to vector<1xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Vectorize every linalg op on tensors";
   let description = [{

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "VerifyUtils.h"
+#include "tfm/Dialect/Tfm/IR/AttentionScores.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -24,9 +25,6 @@
 
 using namespace mlir;
 using namespace mlir::tfm;
-
-/// d2l's score for a key past the valid length.
-static constexpr double kMaskedScore = -1e6;
 
 //===----------------------------------------------------------------------===//
 // Verifier
@@ -476,37 +474,24 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
     Value masked = sb.generic(
         inputs, sb.empty({rows, keys}), maps, sb.iterators(2, false),
         [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          auto f32Constant = [&](double v) -> Value {
-            return arith::ConstantOp::create(nb, nloc, nb.getF32FloatAttr(v));
-          };
-          Value x = arith::MulFOp::create(nb, nloc, args[0], scale);
+          ScoreMasking masking;
+          masking.scale = scale;
           if (maskArg >= 0)
-            x = arith::AddFOp::create(nb, nloc, x, args[maskArg]);
-          Value col;
+            masking.additive = args[maskArg];
+          if (lensArg >= 0)
+            masking.validLen = args[lensArg];
+          masking.causal = causal;
           if (lensArg >= 0 || causal) {
-            col = linalg::IndexOp::create(nb, nloc, batchRank + 1);
+            masking.key = linalg::IndexOp::create(nb, nloc, batchRank + 1);
             if (keyOffset)
-              col = arith::AddIOp::create(nb, nloc, col, keyOffset);
-          }
-          if (lensArg >= 0) {
-            Value len = arith::IndexCastOp::create(nb, nloc, nb.getIndexType(),
-                                                   args[lensArg]);
-            Value past = arith::CmpIOp::create(
-                nb, nloc, arith::CmpIPredicate::sge, col, len);
-            x = arith::SelectOp::create(nb, nloc, past,
-                                        f32Constant(kMaskedScore), x);
+              masking.key =
+                  arith::AddIOp::create(nb, nloc, masking.key, keyOffset);
           }
           if (causal) {
-            Value row = linalg::IndexOp::create(nb, nloc, batchRank);
-            if (queryOffset)
-              row = arith::AddIOp::create(nb, nloc, row, queryOffset);
-            Value above = arith::CmpIOp::create(
-                nb, nloc, arith::CmpIPredicate::ugt, col, row);
-            x = arith::SelectOp::create(
-                nb, nloc, above,
-                f32Constant(-std::numeric_limits<double>::infinity()), x);
+            masking.query = linalg::IndexOp::create(nb, nloc, batchRank);
+            masking.queryOffset = queryOffset;
           }
-          return x;
+          return buildMaskedScore(nb, nloc, args[0], masking);
         });
 
     // Every update writes into the state it replaces, so that bufferization

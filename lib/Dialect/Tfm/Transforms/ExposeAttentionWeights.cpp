@@ -6,6 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Dialect/Tfm/IR/AttentionScores.h"
+#include "tfm/Dialect/Tfm/IR/LocationText.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 
@@ -15,7 +17,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
-#include <limits>
 
 namespace mlir {
 namespace tfm {
@@ -42,7 +43,8 @@ AffineMap getBroadcastMap(MLIRContext *ctx, ArrayRef<int64_t> shape,
 }
 
 /// The weights of `op`: softmax over the keys of `Q Kᵀ · scale`, plus the
-/// mask, with keys at or past valid_lens at -1e6 and causal's -inf.
+/// mask, with valid_lens and causal as tfm.attention defines them
+/// (buildMaskedScore).
 FailureOr<Value> buildWeights(OpBuilder &b, AttentionOp op) {
   Location loc = op.getLoc();
   auto queryType = cast<RankedTensorType>(op.getQuery().getType());
@@ -89,55 +91,29 @@ FailureOr<Value> buildWeights(OpBuilder &b, AttentionOp op) {
       linalg::GenericOp::create(
           b, loc, init.getType(), inputs, ValueRange{init}, maps, iterators,
           [&](OpBuilder &nb, Location l, ValueRange args) {
-            auto constant = [&](double v) -> Value {
-              return arith::ConstantOp::create(
-                  nb, l, nb.getFloatAttr(elementType, v));
-            };
-            Value value = arith::MulFOp::create(nb, l, args[0], constant(*scale));
+            ScoreMasking masking;
+            masking.scale = arith::ConstantOp::create(
+                nb, l, nb.getFloatAttr(elementType, *scale));
             unsigned next = 1;
             if (mask)
-              value = arith::AddFOp::create(nb, l, value, args[next++]);
-            Value key = linalg::IndexOp::create(nb, l, rank - 1);
-            if (lens) {
-              Value len = args[next++];
-              Value keyInt =
-                  arith::IndexCastOp::create(nb, l, len.getType(), key);
-              Value past = arith::CmpIOp::create(
-                  nb, l, arith::CmpIPredicate::sge, keyInt, len);
-              value = arith::SelectOp::create(nb, l, past, constant(-1e6),
-                                              value);
-            }
+              masking.additive = args[next++];
+            if (lens)
+              masking.validLen = args[next++];
+            masking.causal = causal;
+            if (lens || causal)
+              masking.key = linalg::IndexOp::create(nb, l, rank - 1);
             if (causal) {
-              Value query = linalg::IndexOp::create(nb, l, rank - 2);
-              if (queryOffset)
-                query = arith::AddIOp::create(nb, l, query, queryOffset);
-              Value after = arith::CmpIOp::create(
-                  nb, l, arith::CmpIPredicate::ugt, key, query);
-              value = arith::SelectOp::create(
-                  nb, l, after,
-                  constant(-std::numeric_limits<double>::infinity()), value);
+              masking.query = linalg::IndexOp::create(nb, l, rank - 2);
+              masking.queryOffset = queryOffset;
             }
-            linalg::YieldOp::create(nb, l, value);
+            linalg::YieldOp::create(
+                nb, l, buildMaskedScore(nb, l, args[0], masking));
           })
           ->getResult(0);
   Value weightsInit = tensor::EmptyOp::create(b, loc, sizes, elementType);
   return linalg::SoftmaxOp::create(b, loc, TypeRange{init.getType()}, masked,
                                    weightsInit, rank - 1)
       ->getResult(0);
-}
-
-/// A location as text for the executable's index of weights.
-std::string describe(Location loc) {
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return name.getName().str();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-       << file.getColumn();
-  else
-    loc.print(os);
-  return text;
 }
 
 struct TfmExposeAttentionWeightsPass
@@ -181,7 +157,7 @@ struct TfmExposeAttentionWeightsPass
             b.getNamedAttr("tfm.name",
                            b.getStringAttr("attention_" + std::to_string(i))),
             b.getNamedAttr("tfm.attention",
-                           b.getStringAttr(describe(op.getLoc())))};
+                           b.getStringAttr(describeLocation(op.getLoc())))};
         if (failed(func.insertResult(first + i, results[first + i].getType(),
                                      b.getDictionaryAttr(attrs))))
           return signalPassFailure();

@@ -12,7 +12,7 @@
 //       CHECK:     arith.mulf {{.*}}, %{{.*}} : f32
 //       CHECK:     arith.addf
 //       CHECK:     arith.cmpi sge
-//       CHECK:     arith.cmpi ugt
+//       CHECK:     arith.cmpi sgt
 //       CHECK:   %[[W:.*]] = linalg.softmax dimension(2) ins(%[[M]]
 //       CHECK:   %[[OUT:.*]] = tfm.attention %arg0, %arg1, %arg2 valid_lens(%arg3) mask(%arg4) {causal}
 //       CHECK:   return %[[OUT]], %[[W]]

@@ -1,0 +1,55 @@
+//===- AttentionScores.h - Attention's masked score, defined once -*- C++ -*-===//
+//
+// tfm.attention defines the score of query i and key j as
+//
+//   s = (q_i · k_j) · scale            scale, or 1/sqrt(head_dim)
+//   s = s + mask[i, j]                 the additive mask, when given
+//   s = j >= valid_len ? -1e6 : s      d2l's valid_lens, when given
+//   s = j > i + offset ? -inf : s      causal, after `offset` cached positions
+//
+// Every lowering that computes scores (the online attention's step, the
+// materialised scores of the reference and decode paths, the exposed
+// weights) builds this element-wise part with buildMaskedScore, so that it
+// is written in one place.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_DIALECT_TFM_IR_ATTENTIONSCORES_H
+#define TFM_DIALECT_TFM_IR_ATTENTIONSCORES_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tfm {
+
+/// d2l's score for a key at or past its sequence's valid length. It is
+/// finite: a row whose every key is masked (a valid length of 0 or less) gets
+/// uniform weights over its keys, as d2l's masked_softmax gives, not NaN.
+inline constexpr double kMaskedScore = -1e6;
+
+/// What masks one score, each read by the caller inside the body of the op
+/// that computes the scores. Null values are absent.
+struct ScoreMasking {
+  /// Multiplies the score (of the score's type).
+  Value scale;
+  /// The additive mask's element (of the score's type).
+  Value additive;
+  /// The valid length of the score's row (any integer type).
+  Value validLen;
+  /// Whether keys after the query (shifted by `queryOffset`) are masked.
+  bool causal = false;
+  /// The key's index (index type); needed with `validLen` or `causal`.
+  Value key;
+  /// The query's index (index type); needed with `causal`.
+  Value query;
+  /// The positions before the first query (index type), or null for 0.
+  Value queryOffset;
+};
+
+/// Returns `score` (a float scalar) scaled and masked as tfm.attention
+/// defines it, in that order.
+Value buildMaskedScore(OpBuilder &b, Location loc, Value score,
+                       const ScoreMasking &masking);
+
+} // namespace mlir::tfm
+
+#endif // TFM_DIALECT_TFM_IR_ATTENTIONSCORES_H
