@@ -247,6 +247,11 @@ LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
           memref::AllocaOp, memref::DeallocOp>(op) ||
       !touchesMemory(op))
     return success();
+  // A 0-d load whose value the host needs (a run-time check's flag) stays
+  // on the host; tfm-gpu-place-buffers copies its buffer back first.
+  if (auto load = dyn_cast<memref::LoadOp>(op);
+      load && load.getMemRefType().getRank() == 0)
+    return success();
   if (!writesMemory(op) || op->getNumResults() != 0) {
     // A read of device memory whose value the host needs.
     return op->emitOpError(

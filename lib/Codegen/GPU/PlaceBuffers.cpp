@@ -144,6 +144,20 @@ static LogicalResult placeBuffers(func::FuncOp func) {
   if (nestedAlloc.wasInterrupted())
     return failure();
 
+  // The host's own reads (tfm-map-to-gpu leaves only 0-d ones, a run-time
+  // check's flag) read a host copy of the device buffer.
+  SmallVector<memref::LoadOp> hostLoads;
+  for (Operation &op : entry)
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      hostLoads.push_back(load);
+  for (memref::LoadOp load : hostLoads) {
+    b.setInsertionPoint(load);
+    Location at = load.getLoc();
+    Value host = memref::AllocaOp::create(b, at, load.getMemRefType());
+    gpu::MemcpyOp::create(b, at, Type(), ValueRange{}, host, load.getMemRef());
+    load->setOperand(0, host);
+  }
+
   b.setInsertionPoint(returnOp);
   for (auto [host, device] : copyBack)
     gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, host, device);

@@ -11,9 +11,11 @@
 
 #include "LoweringUtils.h"
 #include "tfm/Conversion/TfmToLinalg/TfmToLinalg.h"
+#include "tfm/Dialect/Tfm/IR/LocationText.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -89,9 +91,61 @@ SmallVector<utils::IteratorType> parallelIterators(int64_t rank) {
 // embedding
 //===----------------------------------------------------------------------===//
 
+/// Checks at run time that every id of `indices` is a row of `table`: one
+/// reduction of "outside [0, V)" over the ids, and a cf.assert that names
+/// the op. Reading a row past the table would give garbage (or a crash)
+/// where PyTorch raises an IndexError.
+void createIdRangeCheck(OpBuilder &b, Location loc, Value indices,
+                        Value table) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(indices.getType());
+  int64_t rank = type.getRank();
+  Value rows = tensor::DimOp::create(b, loc, table, 0);
+  Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{},
+                                       b.getI1Type());
+  Value none = linalg::FillOp::create(
+                   b, loc,
+                   ValueRange{arith::ConstantOp::create(b, loc,
+                                                        b.getBoolAttr(false))},
+                   ValueRange{init})
+                   .getResult(0);
+  auto any = linalg::GenericOp::create(
+      b, loc, TypeRange{none.getType()}, ValueRange{indices}, ValueRange{none},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx),
+                          AffineMap::get(rank, 0, {}, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value id = arith::IndexCastOp::create(nb, l, nb.getIndexType(),
+                                              args[0]);
+        Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+        Value below =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, id, zero);
+        Value past =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, id, rows);
+        Value outside = arith::OrIOp::create(nb, l, below, past);
+        linalg::YieldOp::create(
+            nb, l, arith::OrIOp::create(nb, l, args[1], outside).getResult());
+      });
+  Value anyOutside =
+      tensor::ExtractOp::create(b, loc, any.getResult(0), ValueRange{});
+  Value ok = arith::XOrIOp::create(
+      b, loc, anyOutside,
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(true)));
+  std::string rowsText =
+      ShapedType::isDynamic(cast<RankedTensorType>(table.getType()).getDimSize(0))
+          ? std::string("the table's rows")
+          : std::to_string(
+                cast<RankedTensorType>(table.getType()).getDimSize(0));
+  cf::AssertOp::create(b, loc, ok,
+                       describeLocation(loc) +
+                           ": a token id is outside the embedding table: "
+                           "ids must be at least 0 and less than " +
+                           rowsText);
+}
+
 /// A `linalg.generic` over `[..., D]` reading the id at `[...]` and
 /// extracting `table[id, d]`, times `sqrt(D)` in f32 with
-/// `scale_by_sqrt_dim`.
+/// `scale_by_sqrt_dim`, after checking the ids (createIdRangeCheck).
 struct LowerEmbedding : OpConversionPattern<EmbeddingOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -104,6 +158,7 @@ struct LowerEmbedding : OpConversionPattern<EmbeddingOp> {
     auto tableType = cast<RankedTensorType>(table.getType());
     Type elementType = tableType.getElementType();
     int64_t rank = cast<RankedTensorType>(indices.getType()).getRank();
+    createIdRangeCheck(rewriter, loc, indices, table);
 
     SmallVector<OpFoldResult> sizes =
         tensor::getMixedSizes(rewriter, loc, indices);

@@ -76,7 +76,8 @@ static LogicalResult defineReshaped(Importer &importer,
     return importer.setSymbolic(node, 0, literal);
   }
   if (llvm::is_contained(shape, SymbolicSize(0)))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -225,8 +226,10 @@ static LogicalResult importRange(Importer &importer,
   std::optional<Literal> limit = importer.getLiteral(node, 1);
   std::optional<Literal> delta = importer.getLiteral(node, 2);
   if (!start || !limit || !delta)
-    return importer.emitError() << "Range needs constant start, limit and "
-                                   "delta; tfm imports static shapes only";
+    return importer.emitError()
+           << "unsupported start, limit or delta computed at run time: tfm "
+              "imports static shapes only, the bounds of Range known at "
+              "import time";
   if (start->size() != 1 || limit->size() != 1 || delta->size() != 1)
     return importer.emitError() << "Range's inputs must be scalars";
   double first = start->getDouble(0), step = delta->getDouble(0);
@@ -484,9 +487,12 @@ static Literal sliceLiteral(const Literal &literal, ArrayRef<int64_t> offsets,
 }
 
 /// The start, size and step of one axis of a Slice, the bounds clamped as
-/// ONNX clamps them. Symbolic bounds are taken to lie within the dimension
-/// (as the exporters write them: `x[:, :seq]`); only unit steps are
-/// supported there.
+/// ONNX clamps them. Where a bound or the dimension is symbolic, the slice
+/// keeps the size `end - start` that exporters mean (`x[:, :seq]`) and the
+/// program checks at run time that no clamping was needed, `0 <= start <=
+/// end <= dim`: a clamped size would be a new size the rest of the graph
+/// knows nothing of, and reading past the dimension is never right. Only
+/// unit steps are supported there.
 static LogicalResult sliceAxis(Importer &importer, const SymbolicSize &dim,
                                SymbolicSize start, SymbolicSize end,
                                int64_t step, SymbolicSize &offset,
@@ -521,18 +527,24 @@ static LogicalResult sliceAxis(Importer &importer, const SymbolicSize &dim,
   // INT64_MAX and friends: to the end.
   constexpr int64_t kToEnd = int64_t(1) << 40;
   if (first && *first < 0)
-    start = dim + start;
+    start = *first < -kToEnd ? SymbolicSize(0) : dim + start;
   if (last && *last >= kToEnd)
     end = dim;
   else if (last && *last < 0)
     end = dim + end;
-  // ONNX clamps the end to the dimension; a symbolic end past a dimension
-  // of known size stops the program instead of reading past it.
-  if (d && !last)
-    importer.assertAtMost(end, *d,
-                          importer.str(end) + " must be at most " +
-                              std::to_string(*d) +
-                              ", the size of the dimension it slices");
+  std::string dimText = importer.str(dim);
+  importer.assertAtMost(0, start,
+                        "start " + importer.str(start) +
+                            " must be at least 0 (it would be clamped)");
+  // A product of sizes (each at least 1) is past a start of 0.
+  if (!(start == SymbolicSize(0) && end.getMonomial()))
+    importer.assertAtMost(start, end,
+                          "start " + importer.str(start) +
+                              " must be at most its end " +
+                              importer.str(end));
+  importer.assertAtMost(end, dim,
+                        "end " + importer.str(end) + " must be at most " +
+                            dimText + ", the size of the dimension it slices");
   offset = start;
   size = end - start;
   return success();
@@ -606,7 +618,8 @@ static LogicalResult importSlice(Importer &importer,
     return importer.emitError()
            << "unsupported Slice with a negative step on a computed tensor";
   if (llvm::is_contained(sizes, SymbolicSize(0)))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -669,7 +682,8 @@ static LogicalResult importSplit(Importer &importer,
         return failure();
     } else {
       if (splits[i] == 0)
-        return importer.emitError() << "empty tensors are not supported";
+        return importer.emitError()
+               << "unsupported computed tensor with a size of 0";
       if (failed(importer.setValue(
               node, i,
               extractSlice(importer, *value, symbolicOffsets, symbolicSizes,
@@ -753,7 +767,8 @@ static LogicalResult importConcat(Importer &importer,
     operands.push_back(*value);
   }
   if (operands.empty())
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   if (operands.size() == 1)
     return importer.setValue(node, 0, operands.front());
   return importer.setValue(
@@ -861,7 +876,8 @@ static LogicalResult importGather(Importer &importer,
         }));
   }
   if (count == 0 || llvm::is_contained(shape, SymbolicSize(0)))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -925,7 +941,8 @@ static LogicalResult importExpand(Importer &importer,
     }
   }
   if (llvm::is_contained(shape, SymbolicSize(0)))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
@@ -1101,7 +1118,8 @@ static LogicalResult importPad(Importer &importer,
     padded.push_back(shape[d] + (*pads)[d] + (*pads)[rank + d]);
   }
   if (llvm::is_contained(shape, SymbolicSize(0)))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();

@@ -80,7 +80,8 @@ def TfmGpuPlaceBuffers : Pass<"tfm-gpu-place-buffers",
                 "copies";
   let description = [{
     Runs after `tfm-map-to-gpu`, when every access to memory is inside a
-    `gpu.launch`. Each argument gets a device buffer (`gpu.alloc`), copied
+    `gpu.launch` but the host's 0-d loads (a run-time check's flag), which
+    read a host copy made here. Each argument gets a device buffer (`gpu.alloc`), copied
     in on entry unless the launches only write it, and copied back before
     returning if they write it (the results); each constant
     (`memref.get_global`) gets one device copy; the host's allocations

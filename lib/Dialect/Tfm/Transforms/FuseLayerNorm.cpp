@@ -313,7 +313,8 @@ template <typename OpTy> struct FuseLayerNormPattern : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     auto type = dyn_cast<RankedTensorType>(op.getType());
-    if (!type || ShapedType::isDynamic(type.getShape().back()))
+    if (!type || type.getRank() == 0 ||
+        ShapedType::isDynamic(type.getShape().back()))
       return rewriter.notifyMatchFailure(op, "not a tensor of static [..., D]");
 
     constexpr bool reciprocal = std::is_same_v<OpTy, arith::MulFOp>;

@@ -368,3 +368,17 @@ func.func @neg_variance_of_other(%x: tensor<4x16xf32>, %y: tensor<4x16xf32>)
   %n = arith.mulf %d, %rstd_b : tensor<4x16xf32>
   return %n : tensor<4x16xf32>
 }
+
+// -----
+
+// Scalars (an ONNX ReduceMean over every axis, a Div of two scalars) have no
+// last dimension to normalize: left alone, where the pattern once read one.
+// CHECK-LABEL: func.func @neg_scalars
+// CHECK-NOT:     tfm.layer_norm
+// CHECK:         arith.divf %{{.*}}, %{{.*}} : tensor<f32>
+// CHECK:         arith.mulf %{{.*}}, %{{.*}} : tensor<f32>
+func.func @neg_scalars(%x: tensor<f32>, %y: tensor<f32>) -> tensor<f32> {
+  %q = arith.divf %x, %y : tensor<f32>
+  %p = arith.mulf %q, %y : tensor<f32>
+  return %p : tensor<f32>
+}

@@ -509,8 +509,9 @@ def Tfm_EmbeddingOp : Tfm_InferredOp<"embedding"> {
     Gathers rows of `table` (`[V, D]`) at the token ids in `indices`
     (`[...]`, `i32` or `i64`), giving `[..., D]`. With `scale_by_sqrt_dim`
     the result is multiplied by `sqrt(D)`, as d2l's `TransformerEncoder`
-    does before adding the positional encoding. Ids outside `[0, V)` are
-    undefined behaviour at run time.
+    does before adding the positional encoding. An id outside `[0, V)`
+    stops the compiled program with a message naming the op, as PyTorch
+    raises an IndexError (the lowering checks the ids first).
 
     ```mlir
     %e = tfm.embedding %ids, %table {scale_by_sqrt_dim}
