@@ -24,6 +24,9 @@ packages=(
   # many times slower: the main job's comparison would not be fair).
   python3 python3-numpy python3-torch python3-torchvision
   libopenblas0-pthread
+  # ONNX's own backend node tests (onnx.backend.test.case.node), which
+  # test/Target/Onnx/onnx-node-tests.test runs.
+  python3-onnx
   # Attention heatmaps (scripts/heatmaps.py).
   python3-matplotlib
 )

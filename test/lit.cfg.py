@@ -107,6 +107,11 @@ else:
 if has_module("torch") and has_module("torchvision"):
     config.available_features.add("torch")
 
+# The official ONNX backend node tests (test/lib/onnxnodes.py) come from
+# Debian's python3-onnx, which scripts/setup.sh installs.
+if has_module("onnx"):
+    config.available_features.add("onnx")
+
 # ONNX models written as protobuf text (test/Target/Onnx/Inputs/*.textproto)
 # are encoded with protoc against libonnx-dev's schema.
 config.substitutions.append(

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::tfm::onnx_import;
@@ -133,7 +134,8 @@ static LogicalResult importElementwise(Importer &importer,
            << types[op.conditionOperand];
   if (llvm::is_contained(*shape, SymbolicSize(0)) &&
       !importer.allLiterals(node))
-    return importer.emitError() << "empty tensors are not supported";
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
 
   bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
   int64_t count = 1;
@@ -387,10 +389,15 @@ static Value emitCast(ImplicitLocOpBuilder &b, Value value, Type to) {
 
 static LogicalResult importCast(Importer &importer,
                                 const onnx::NodeProto &node) {
-  Type to = importer.convertDataType(getIntAttr(node, "to", 0));
+  int64_t toCode = getIntAttr(node, "to", 0);
+  if (toCode < 0 || toCode > std::numeric_limits<int32_t>::max())
+    return importer.emitError() << "Cast to " << toCode
+                                << ", which is no ONNX data type";
+  Type to = importer.convertDataType(toCode);
   if (!to)
     return importer.emitError() << "unsupported data type "
-                                << getIntAttr(node, "to", 0) << " for Cast";
+                                << Importer::dataTypeName(toCode)
+                                << " for Cast";
   if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
     Literal result = Literal::empty(literal->shape, to);
     for (int64_t i = 0, e = literal->size(); i < e; ++i) {
@@ -430,9 +437,31 @@ static LogicalResult importIdentity(Importer &importer,
   return importer.setValue(node, 0, *value);
 }
 
-/// Dropout at inference: its input, and a mask of ones if asked for.
+/// Dropout at inference: its input, and a mask of ones if asked for. In
+/// training mode it would drop a random part of its input: refused, unless
+/// its ratio is 0 (nothing to drop).
 static LogicalResult importDropout(Importer &importer,
                                    const onnx::NodeProto &node) {
+  if (Importer::hasInput(node, 2)) {
+    DenseElementsAttr training = importer.getConstant(node, 2);
+    if (!training || !training.isSplat())
+      return importer.emitError()
+             << "unsupported Dropout whose training_mode is computed: tfm "
+                "compiles for inference (export the model in eval mode)";
+    if (training.getSplatValue<APInt>().getBoolValue()) {
+      DenseElementsAttr ratio = Importer::hasInput(node, 1)
+                                    ? importer.getConstant(node, 1)
+                                    : DenseElementsAttr();
+      bool dropsNothing = ratio && ratio.isSplat() &&
+                          isa<FloatType>(ratio.getElementType()) &&
+                          ratio.getSplatValue<APFloat>().isZero();
+      if (!dropsNothing)
+        return importer.emitError()
+               << "unsupported Dropout in training mode (training_mode is "
+                  "true): tfm compiles for inference (export the model in "
+                  "eval mode)";
+    }
+  }
   if (failed(importIdentity(importer, node)))
     return failure();
   if (node.output_size() < 2 || node.output(1).empty())

@@ -220,11 +220,22 @@ Importer::Importer(MLIRContext *context, StringRef filename)
   addNnHandlers(handlers);
 }
 
+/// `node 'name' (Op)`, or for a node without a name (as ONNX allows)
+/// `node #index (Op, output 'y')`, by its place in the graph and its first
+/// output.
+static std::string describeNode(const onnx::NodeProto &node, int index) {
+  if (!node.name().empty())
+    return "node '" + node.name() + "' (" + node.op_type() + ")";
+  std::string text = "node #" + std::to_string(index) + " (" + node.op_type();
+  if (node.output_size() > 0)
+    text += ", output '" + node.output(0) + "'";
+  return text + ")";
+}
+
 InFlightDiagnostic Importer::emitError() {
   InFlightDiagnostic diag = mlir::emitError(b.getLoc());
   if (currentNode)
-    diag << "node '" << currentNode->name() << "' (" << currentNode->op_type()
-         << "): ";
+    diag << describeNode(*currentNode, currentIndex) << ": ";
   return diag;
 }
 
@@ -392,9 +403,12 @@ FailureOr<SmallVector<int64_t>> Importer::getInts(const onnx::NodeProto &node,
   if (!attr) {
     if (failed(getType(node, i)))
       return failure();
-    return emitError() << node.op_type() << " needs a constant " << what
-                       << " (input " << i << ", '" << node.input(i)
-                       << "'); tfm imports static shapes only";
+    return emitError() << "unsupported " << what << " (input " << i << ", '"
+                       << node.input(i)
+                       << "') computed at run time: tfm imports static "
+                          "shapes only, the "
+                       << what << " of " << node.op_type()
+                       << " known at import time";
   }
   if (!attr.getElementType().isInteger() ||
       cast<RankedTensorType>(attr.getType()).getRank() > 1 ||
@@ -478,6 +492,14 @@ Type Importer::convertDataType(int32_t dataType) {
   }
 }
 
+std::string Importer::dataTypeName(int32_t dataType) {
+  if (onnx::TensorProto::DataType_IsValid(dataType) &&
+      dataType != onnx::TensorProto::UNDEFINED)
+    return onnx::TensorProto::DataType_Name(
+        static_cast<onnx::TensorProto::DataType>(dataType));
+  return "data type " + std::to_string(dataType);
+}
+
 /// The number of elements of `dims`, or failure when a dimension is
 /// negative or the product is too large.
 static FailureOr<int64_t> countElements(ArrayRef<int64_t> dims) {
@@ -506,7 +528,8 @@ Importer::convertTensor(const onnx::TensorProto &tensor) {
   Type elementType = convertDataType(tensor.data_type());
   if (!elementType)
     return emitError() << "tensor '" << tensor.name()
-                       << "' has unsupported data type " << tensor.data_type();
+                       << "' has unsupported data type "
+                       << dataTypeName(tensor.data_type());
   auto type = RankedTensorType::get(dims, elementType);
   int64_t n = *count;
   auto mismatch = [&](int64_t found) {
@@ -582,7 +605,8 @@ Importer::convertTensor(const onnx::TensorProto &tensor) {
   }
   default:
     return emitError() << "tensor '" << tensor.name()
-                       << "' has unsupported data type " << tensor.data_type();
+                       << "' has unsupported data type "
+                       << dataTypeName(tensor.data_type());
   }
 }
 
@@ -635,8 +659,7 @@ void Importer::assertAtMost(const SymbolicSize &size,
     return;
   std::string text;
   if (currentNode)
-    text += "node '" + currentNode->name() + "' (" + currentNode->op_type() +
-            "): ";
+    text += describeNode(*currentNode, currentIndex) + ": ";
   text += message.str();
   Value within = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
                                        materialize(size), materialize(bound));
@@ -824,18 +847,64 @@ Value Importer::reshape(Value value, ArrayRef<SymbolicSize> shape) {
 // Importer: the model
 //===----------------------------------------------------------------------===//
 
+/// `; node ... (Op) reads it` for the first node of `graph` that reads
+/// `name`, or nothing: what a refused graph input is for.
+static std::string describeFirstReader(const onnx::GraphProto &graph,
+                                       StringRef name) {
+  for (auto [index, node] : llvm::enumerate(graph.node()))
+    if (llvm::is_contained(node.input(), name))
+      return "; " + describeNode(node, static_cast<int>(index)) +
+             " reads it";
+  return "";
+}
+
+/// What kind of value an ONNX type that is not a tensor holds.
+static StringRef describeNonTensorType(const onnx::TypeProto &type) {
+  if (type.has_sequence_type())
+    return "a sequence";
+  if (type.has_optional_type())
+    return "an optional";
+  if (type.has_map_type())
+    return "a map";
+  if (type.has_sparse_tensor_type())
+    return "a sparse tensor";
+  return "no tensor type";
+}
+
+/// Whether a compiled model's entry takes and returns tensors of `type`'s
+/// elements (tfm-prepare-entry's rule: f32, f16, i32, i64 and bool); f64
+/// and bf16 tensors are imported, but only inside the graph.
+static bool isExchangedType(Type type) {
+  return type.isF32() || type.isF16() || type.isInteger(32) ||
+         type.isInteger(64) || type.isInteger(1);
+}
+
+static constexpr const char *kExchangedTypes =
+    "a compiled model's inputs and outputs are FLOAT, FLOAT16, INT32, INT64 "
+    "or BOOL";
+
 FailureOr<RankedTensorType>
 Importer::convertValueInfo(const onnx::ValueInfoProto &info,
+                           const onnx::GraphProto &graph,
                            SymbolicShape &shape) {
   if (!info.type().has_tensor_type())
-    return emitError() << "'" << info.name()
-                       << "' is not a tensor; tfm imports tensors only";
+    return emitError() << "'" << info.name() << "' has an unsupported type ("
+                       << describeNonTensorType(info.type())
+                       << "): tfm imports tensors only"
+                       << describeFirstReader(graph, info.name());
   const onnx::TypeProto::Tensor &tensorType = info.type().tensor_type();
   Type elementType = convertDataType(tensorType.elem_type());
   if (!elementType)
     return emitError() << "'" << info.name()
                        << "' has unsupported element type "
-                       << tensorType.elem_type();
+                       << dataTypeName(tensorType.elem_type())
+                       << describeFirstReader(graph, info.name());
+  if (!isExchangedType(elementType))
+    return emitError() << "graph input '" << info.name()
+                       << "' has unsupported element type "
+                       << dataTypeName(tensorType.elem_type()) << ": "
+                       << kExchangedTypes
+                       << describeFirstReader(graph, info.name());
   if (!tensorType.has_shape())
     return emitError() << "'" << info.name() << "' has no shape";
   SmallVector<int64_t> staticShape;
@@ -879,26 +948,44 @@ static std::string sanitizeName(StringRef name) {
 }
 
 LogicalResult Importer::checkSupported(const onnx::GraphProto &graph) {
+  // Unknown ops, each type once with its first node.
   SmallVector<std::pair<std::string, std::string>> unsupported;
+  // Known ops whose semantics at the model's opset are not those tfm
+  // implements, each type once with its first node and the reason.
+  SmallVector<std::pair<std::string, std::string>> wrongVersion;
   llvm::StringSet<> seen;
-  for (const onnx::NodeProto &node : graph.node()) {
-    bool known = (node.domain().empty() || node.domain() == "ai.onnx") &&
-                 handlers.count(node.op_type());
-    std::string opType = node.domain().empty() || node.domain() == "ai.onnx"
-                             ? node.op_type()
-                             : node.domain() + "." + node.op_type();
-    if (!known && seen.insert(opType).second)
-      unsupported.push_back({opType, node.name()});
+  for (auto [index, node] : llvm::enumerate(graph.node())) {
+    bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+    bool known = defaultDomain && handlers.count(node.op_type());
+    std::string opType =
+        defaultDomain ? node.op_type() : node.domain() + "." + node.op_type();
+    if (!seen.insert(opType).second)
+      continue;
+    std::string name = node.name().empty()
+                           ? "#" + std::to_string(index) + ", output '" +
+                                 (node.output_size() ? node.output(0) : "") +
+                                 "'"
+                           : "'" + node.name() + "'";
+    if (!known) {
+      unsupported.push_back({opType, name});
+      continue;
+    }
+    if (std::optional<std::string> reason = checkOpset(opType, opset))
+      wrongVersion.push_back(
+          {describeNode(node, static_cast<int>(index)), *reason});
   }
-  if (unsupported.empty())
-    return success();
-  InFlightDiagnostic diag = mlir::emitError(b.getLoc())
-                            << "unsupported ONNX op"
-                            << (unsupported.size() > 1 ? "s" : "") << ": ";
-  llvm::interleaveComma(unsupported, diag, [&](const auto &entry) {
-    diag << entry.first << " (node '" << entry.second << "')";
-  });
-  return failure();
+  if (!unsupported.empty()) {
+    InFlightDiagnostic diag = mlir::emitError(b.getLoc())
+                              << "unsupported ONNX op"
+                              << (unsupported.size() > 1 ? "s" : "") << ": ";
+    llvm::interleaveComma(unsupported, diag, [&](const auto &entry) {
+      diag << entry.first << " (node " << entry.second << ")";
+    });
+  }
+  for (const auto &[node, reason] : wrongVersion)
+    mlir::emitError(b.getLoc())
+        << node << ": unsupported at opset " << opset << ": " << reason;
+  return failure(!unsupported.empty() || !wrongVersion.empty());
 }
 
 /// The type ONNX gives the attributes the handlers read, the same in every
@@ -965,12 +1052,13 @@ LogicalResult Importer::checkAttributeTypes(const onnx::NodeProto &node) {
   return success();
 }
 
-LogicalResult Importer::importNode(const onnx::NodeProto &node) {
+LogicalResult Importer::importNode(const onnx::NodeProto &node, int index) {
   std::string name = node.name().empty() ? node.op_type() : node.name();
   b.setLoc(NameLoc::get(StringAttr::get(getContext(), name),
                         FileLineColLoc::get(filename, 0, 0)));
   const NodeHandler &handler = handlers.find(node.op_type())->second;
   currentNode = &node;
+  currentIndex = index;
   llvm::scope_exit clear([&] { currentNode = nullptr; });
   if (failed(checkAttributeTypes(node)) || failed(handler(*this, node)))
     return failure();
@@ -1004,7 +1092,7 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
       continue; // an initializer listed as an input (old exporters)
     unsigned firstNewSymbol = symbolNames.size();
     SymbolicShape shape;
-    FailureOr<RankedTensorType> type = convertValueInfo(input, shape);
+    FailureOr<RankedTensorType> type = convertValueInfo(input, graph, shape);
     if (failed(type))
       return failure();
     argTypes.push_back(*type);
@@ -1044,8 +1132,8 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
 
   if (failed(checkSupported(graph)))
     return failure();
-  for (const onnx::NodeProto &node : graph.node())
-    if (failed(importNode(node)))
+  for (auto [index, node] : llvm::enumerate(graph.node()))
+    if (failed(importNode(node, static_cast<int>(index))))
       return failure();
 
   b.setLoc(FileLineColLoc::get(filename, 0, 0));
@@ -1058,6 +1146,18 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
         return emitError() << "graph output '" << output.name()
                            << "' is not defined by any node";
       value = constant(attr);
+    }
+    Type elementType = cast<ShapedType>(value.getType()).getElementType();
+    if (!isExchangedType(elementType)) {
+      InFlightDiagnostic diag = emitError()
+                                << "graph output '" << output.name()
+                                << "' has unsupported element type "
+                                << elementType << ": " << kExchangedTypes;
+      for (auto [index, node] : llvm::enumerate(graph.node()))
+        if (llvm::is_contained(node.output(), output.name()))
+          diag << "; " << describeNode(node, static_cast<int>(index))
+               << " defines it";
+      return diag;
     }
     results.push_back(value);
   }
@@ -1085,18 +1185,21 @@ OwningOpRef<ModuleOp> Importer::importModel(const onnx::ModelProto &model,
     emitError() << "the file is not an ONNX model: it has no graph";
     return nullptr;
   }
-  int64_t opset = -1;
+  // Each op is checked against this version (checkSupported): most ops
+  // mean the same over many opsets.
+  opset = -1;
   for (const onnx::OperatorSetIdProto &entry : model.opset_import())
     if (entry.domain().empty() || entry.domain() == "ai.onnx")
       opset = entry.version();
-  if (opset < 13 || opset > 17) {
+  if (opset < 1 || opset > kNewestOpset) {
     unsupported = true;
     if (opset < 0)
       emitError() << "the model imports no version of the default ONNX "
                      "opset";
     else
       emitError() << "the model uses opset " << opset
-                  << "; tfm imports opsets 13 to 17";
+                  << "; tfm knows the ONNX ops of opsets 1 to "
+                  << kNewestOpset;
     return nullptr;
   }
   OwningOpRef<ModuleOp> module = ModuleOp::create(b.getLoc());

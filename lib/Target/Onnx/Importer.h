@@ -97,6 +97,15 @@ using NodeHandler =
     std::function<LogicalResult(Importer &, const onnx::NodeProto &)>;
 using HandlerTable = llvm::StringMap<NodeHandler>;
 
+/// The newest version of the default ONNX opset whose ops tfm's opset table
+/// (Opsets.cpp) was checked against; models of newer opsets are refused.
+constexpr int64_t kNewestOpset = 21;
+
+/// Why an `opType` node of a model of `opset` is not imported (what the op
+/// is at that opset, and the opsets tfm imports it for), or nullopt when
+/// the op has there the semantics its handler implements.
+std::optional<std::string> checkOpset(StringRef opType, int64_t opset);
+
 /// The handlers of each op family, added to `table`.
 void addElementwiseHandlers(HandlerTable &table);
 void addShapeHandlers(HandlerTable &table);
@@ -120,6 +129,9 @@ public:
 
   /// An error at the current node, whose message starts by naming it.
   InFlightDiagnostic emitError();
+
+  /// The version of the default ONNX opset that the model imports.
+  int64_t getOpset() const { return opset; }
 
   /// The number of inputs of `node`, not counting trailing empty names.
   static int numInputs(const onnx::NodeProto &node);
@@ -185,6 +197,9 @@ public:
   FailureOr<DenseElementsAttr> convertTensor(const onnx::TensorProto &tensor);
   /// The MLIR element type of an ONNX data type, or null.
   Type convertDataType(int32_t dataType);
+  /// The name of an ONNX data type as the standard spells it (`UINT8`), or
+  /// `data type <n>` for a number the standard does not define.
+  static std::string dataTypeName(int32_t dataType);
 
   //===--------------------------------------------------------------------===//
   // IR helpers
@@ -219,20 +234,25 @@ public:
 
 private:
   LogicalResult importGraph(const onnx::GraphProto &graph, ModuleOp module);
-  LogicalResult importNode(const onnx::NodeProto &node);
+  LogicalResult importNode(const onnx::NodeProto &node, int index);
   /// Fails, naming the attribute, if one that the handlers read has another
   /// type than ONNX gives it (a float `axis`); the readers would otherwise
   /// take the default.
   LogicalResult checkAttributeTypes(const onnx::NodeProto &node);
   LogicalResult checkSupported(const onnx::GraphProto &graph);
   LogicalResult define(const onnx::NodeProto &node, int i);
-  FailureOr<RankedTensorType>
-  convertValueInfo(const onnx::ValueInfoProto &info, SymbolicShape &shape);
+  /// The type of graph input `info` of `graph`, its dimensions in `shape`.
+  FailureOr<RankedTensorType> convertValueInfo(const onnx::ValueInfoProto &info,
+                                               const onnx::GraphProto &graph,
+                                               SymbolicShape &shape);
 
   ImplicitLocOpBuilder b;
   StringAttr filename;
-  /// The node being imported, if any.
+  /// The node being imported, if any, and its index in the graph.
   const onnx::NodeProto *currentNode = nullptr;
+  int currentIndex = 0;
+  /// The version of the default opset the model imports.
+  int64_t opset = 0;
   HandlerTable handlers;
   /// SSA values by ONNX name.
   llvm::StringMap<Value> values;

@@ -212,8 +212,17 @@ static LogicalResult importSoftmax(Importer &importer,
   FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
   if (failed(type))
     return failure();
-  FailureOr<int64_t> axis =
-      normalizeAxis(importer, getIntAttr(node, "axis", -1), type->getRank());
+  // Before opset 13 Softmax coerced its input to 2-D at `axis` (default
+  // 1) and normalized each row: over one axis only where that is the last.
+  bool coerced = importer.getOpset() < 13;
+  FailureOr<int64_t> axis = normalizeAxis(
+      importer, getIntAttr(node, "axis", coerced ? 1 : -1), type->getRank());
+  if (succeeded(axis) && coerced && *axis != type->getRank() - 1)
+    return importer.emitError()
+           << "unsupported at opset " << importer.getOpset()
+           << ": before opset 13 Softmax normalizes over all the axes from "
+              "'axis' ("
+           << *axis << ") on; tfm imports it there only over the last axis";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(axis) || failed(value))
     return failure();
