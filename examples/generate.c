@@ -1,7 +1,7 @@
 /* Greedy generation with a model compiled as a library with key/value
  * caches, through the prefill and step functions of its header:
  *
- *   tfm-compile gpt.onnx --kv-cache --max-seq=64 --emit=lib \
+ *   tfm-compile gpt.onnx --kv-cache=64 --emit=lib \
  *       --symbol-prefix=gpt -o libgpt.so
  *   cc -I. examples/generate.c -L. -lgpt -Wl,-rpath,. -o generate
  *   ./generate 16 5 7 11 13      # 16 tokens after the prompt 5 7 11 13

@@ -4,7 +4,7 @@
     make_weights.py [MODEL ...] [-o DIR]
 
 For each MODEL (default: all of encoder_block, transformer_encoder,
-decoder_block and vit) it writes
+decoder_block, gpt_decoder and vit) it writes
 
     DIR/MODEL.safetensors     every {tfm.weight = NAME} argument of
                               examples/MODEL.mlir, by its state_dict name
@@ -15,7 +15,9 @@ DIR defaults to examples/weights. The weights are random but fixed, drawn
 for each model from a generator seeded with --seed (0 by default): nn.Linear
 and conv weights are normal with standard deviation 1/sqrt(fan_in), biases
 normal * 0.02, LayerNorm weights 1 + normal * 0.1 and biases normal * 0.1,
-embeddings normal (nn.Embedding's init). The ViT's class token and position
+embeddings normal (nn.Embedding's init), except gpt_decoder's, named as
+python/tfm_tools/gpt.py's state_dict, whose matrices and embeddings are
+normal * 0.3 (as test/lib/gencheck.py draws them). The ViT's class token and position
 embedding are normal * 0.5 rather than d2l's zeros and normal * 0.02, so
 that they visibly move the logits. The weights are not trained: they
 exercise the compiler, they do not translate or classify.
@@ -137,8 +139,37 @@ def vit(w, rng):
     return {"image": sample_image(rng, channels)}
 
 
+def gpt_decoder(w, rng, layers=2, d_model=64, heads=4, vocab=97,
+                max_positions=128, cache=64, prompt=4):
+    """gpt_decoder.mlir's weights, under the state_dict names of
+    python/tfm_tools/gpt.py's model (matrices and embeddings normal * 0.3,
+    so that greedy tokens vary), and the inputs of its first call: a prompt
+    of `prompt` tokens, a past of 0 and empty caches."""
+    w.normal("wte.weight", (vocab, d_model), 0.3)
+    w.normal("wpe.weight", (max_positions, d_model), 0.3)
+    for i in range(layers):
+        block = f"blocks.{i}."
+        for norm in ("ln1", "ln2"):
+            w.layer_norm(block + norm, d_model)
+        for name, out_features, in_features in (
+                ("qkv", 3 * d_model, d_model), ("proj", d_model, d_model),
+                ("fc", 4 * d_model, d_model), ("out", d_model, 4 * d_model)):
+            w.normal(block + name + ".weight", (out_features, in_features),
+                     0.3)
+            w.normal(block + name + ".bias", (out_features,), 0.02)
+    w.layer_norm("ln_f", d_model)
+    inputs = {"ids": rng.integers(0, vocab, (1, prompt)).astype(np.int64),
+              "past": np.array(0, np.int64)}
+    for i in range(layers):
+        for kind in ("k", "v"):
+            inputs[f"cache_{kind}_{i}"] = np.zeros(
+                (heads, cache, d_model // heads), np.float32)
+    return inputs
+
+
 MODELS = {f.__name__: f for f in
-          [encoder_block, transformer_encoder, decoder_block, vit]}
+          [encoder_block, transformer_encoder, decoder_block, gpt_decoder,
+           vit]}
 
 
 def write(model, out_dir, seed=0):

@@ -202,9 +202,20 @@ int tfm_kv_state_run(tfm_kv_state *state, const int64_t *ids, int64_t seq,
     state->error = "the caches hold " + std::to_string(state->length) +
                    " of " + std::to_string(state->capacity) +
                    " positions: no room for " + std::to_string(seq) +
-                   " more (compile with a larger --max-seq)";
+                   " more (compile with a larger --kv-cache=N)";
     return 1;
   }
+  // The model's embedding check would end the process; a library call
+  // returns the reason instead.
+  for (int64_t i = 0, n = state->batch * seq; i < n; ++i)
+    if (ids[i] < 0 || ids[i] >= state->vocab) {
+      state->error = "token id " + std::to_string(ids[i]) + " (at [" +
+                     std::to_string(i / seq) + ", " +
+                     std::to_string(i % seq) +
+                     "]) is outside the vocabulary of " +
+                     std::to_string(state->vocab);
+      return 1;
+    }
   const Signature &sig = state->signature;
   if (state->seqSymbol >= 0)
     if (int64_t bound = sig.dimBounds[state->seqSymbol]; bound && seq > bound) {

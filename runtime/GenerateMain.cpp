@@ -43,17 +43,6 @@ const char *requireValue(int argc, char **argv, int &i) {
   return argv[++i];
 }
 
-int64_t parseInteger(const char *option, const char *text, int64_t min,
-                     int64_t max) {
-  char *end = nullptr;
-  long long value = std::strtoll(text, &end, 10);
-  if (*text == '\0' || *end != '\0' || value < min || value > max)
-    fail(kBadInput, std::string(option) + " expects an integer from " +
-                        std::to_string(min) + " to " + std::to_string(max) +
-                        ", found '" + text + "'");
-  return value;
-}
-
 double parseNonNegative(const char *option, const char *text) {
   char *end = nullptr;
   double value = std::strtod(text, &end);
@@ -123,13 +112,10 @@ int tfmGenerateMain(int argc, char **argv) {
                           int64_t{1} << 40);
       seenTopK = true;
     } else if (arg == "--seed") {
-      seed = parseInteger("--seed", requireValue(argc, argv, i), 0,
-                          INT64_MAX);
+      seed = parseUnsigned64("--seed", requireValue(argc, argv, i));
       seenSeed = true;
     } else if (arg == "--threads") {
-      int64_t threads =
-          parseInteger("--threads", requireValue(argc, argv, i), 1, 4096);
-      setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+      setThreads(requireValue(argc, argv, i));
     } else {
       fail(kBadInput, "unknown argument '" + arg + "' with --generate (usage: " +
                           argv[0] + " --generate N --prompt IDS.npy -o "
@@ -150,8 +136,11 @@ int tfmGenerateMain(int argc, char **argv) {
 
   Array prompt;
   std::string error;
-  if (!readNpy(promptPath, prompt, error))
-    fail(kBadInput, "--prompt: " + error);
+  bool outOfMemory = false;
+  if (!readNpy(promptPath, prompt, error, &outOfMemory))
+    fail(outOfMemory ? 1 : kBadInput,
+         std::string(outOfMemory ? "out of memory: " : "") + "--prompt: " +
+             error);
   if (prompt.dtype != DType::I64 || prompt.shape.size() != 2 ||
       prompt.shape[0] < 1 || prompt.shape[1] < 1)
     fail(kBadInput, "--prompt: expected token ids of int64 [batch, length] "
@@ -164,8 +153,11 @@ int tfmGenerateMain(int argc, char **argv) {
   char message[512];
   tfm_kv_state *state = tfm_kv_state_create_for(
       tfm_signature, tfm_run_dims, batch, message, sizeof(message));
+  // Out of memory for the caches: the model could not run (exit 1);
+  // anything else is a model that --generate cannot drive (2).
   if (!state)
-    fail(kBadInput, std::string("--generate: ") + message);
+    fail(std::strncmp(message, "out of memory", 13) == 0 ? 1 : kBadInput,
+         std::string("--generate: ") + message);
   int64_t capacity = tfm_kv_state_capacity(state);
   int64_t vocab = tfm_kv_state_vocab(state);
   // The last token is chosen, never fed back.
@@ -175,7 +167,8 @@ int tfmGenerateMain(int argc, char **argv) {
                         " generated ones need " +
                         std::to_string(length + steps - 1) +
                         " positions; the model's caches hold " +
-                        std::to_string(capacity) + " (its --max-seq)");
+                        std::to_string(capacity) + " (its --kv-cache=" +
+                        std::to_string(capacity) + ")");
   const auto *ids = reinterpret_cast<const int64_t *>(prompt.data.data());
   for (int64_t i = 0; i < batch * length; ++i)
     if (ids[i] < 0 || ids[i] >= vocab)

@@ -126,15 +126,6 @@ void bindInput(const Signature &signature, size_t index, const TensorSpec &spec,
 }
 
 /// Parses a positive integer option value or fails.
-int parseCount(const char *option, const char *value) {
-  char *end = nullptr;
-  long n = value ? std::strtol(value, &end, 10) : 0;
-  if (!value || *end != '\0' || n <= 0 || n > 1000000000)
-    fail(kBadInput, std::string(option) + " expects a positive integer, found '" +
-                        (value ? value : "") + "'");
-  return static_cast<int>(n);
-}
-
 /// Allocates output `index`, whose shape is known, zeroed. Its size in
 /// bytes is a product of sizes that the inputs gave: checked, so that it
 /// cannot wrap around into a small buffer the model then overruns.
@@ -190,10 +181,10 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (arg == "--bench") {
-      benchRuns = parseCount("--bench", i + 1 < argc ? argv[++i] : nullptr);
+      benchRuns = parseInteger("--bench", i + 1 < argc ? argv[++i] : nullptr,
+                               1, 1000000000);
     } else if (arg == "--threads") {
-      int threads = parseCount("--threads", i + 1 < argc ? argv[++i] : nullptr);
-      setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+      setThreads(i + 1 < argc ? argv[++i] : nullptr);
     } else if (arg == "--profile") {
       if (!tfm_profile_kernels)
         fail(kBadInput, "--profile needs a model compiled with "
@@ -206,6 +197,10 @@ int main(int argc, char **argv) {
         fail(kBadInput, "--dump-attention needs a model compiled with "
                         "tfm-compile --attention-weights");
       dumpAttention = argv[++i];
+      // An empty name would write nothing and exit 0.
+      if (dumpAttention.empty())
+        fail(kBadInput, "--dump-attention expects a directory, found an "
+                        "empty name");
     } else if (arg == "-o") {
       if (i + 1 >= argc)
         fail(kBadInput, "-o expects a file name");
@@ -239,17 +234,23 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < signature.inputs.size(); ++i) {
     const TensorSpec &spec = signature.inputs[i];
     Array &array = arrays[i];
-    if (!readNpy(inputPaths[i], array, error))
-      fail(kBadInput, "input " + std::to_string(i) + " (" + spec.name +
-                          "): " + error);
+    bool outOfMemory = false;
+    if (!readNpy(inputPaths[i], array, error, &outOfMemory))
+      fail(outOfMemory ? 1 : kBadInput,
+           std::string(outOfMemory ? "out of memory: " : "") + "input " +
+               std::to_string(i) + " (" + spec.name + "): " + error);
     bindInput(signature, i, spec, array, inputPaths[i], bindings);
     buffers.push_back(array.data.data());
   }
-  // Every dynamic size is some input's (tfm-compile checks), so the
-  // outputs' shapes are known now.
+  // Every dynamic size is some input's, or a sum of them (tfm-compile
+  // checks), so the outputs' shapes are known now.
   std::vector<int64_t> dims;
   for (const Binding &binding : bindings)
     dims.push_back(binding.value);
+  // An output may be as long as some inputs together (`sum` sizes).
+  if (!signature.computeSums(dims))
+    fail(kBadInput, "the inputs' sizes add up to more than an output can "
+                    "hold");
   for (size_t i = 0; i < signature.outputs.size(); ++i) {
     const TensorSpec &spec = signature.outputs[i];
     Array &array = arrays[signature.inputs.size() + i];

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sstream>
 
 using namespace tfm::runtime;
@@ -143,13 +144,16 @@ static bool parseShape(const std::string &text, std::vector<int64_t> &shape) {
 
 /// Reads up to `count` more bytes of `file` into `bytes`; false if the
 /// stream fails before the end of the file. Reads in chunks, so that what a
-/// header announces is never allocated beyond what the file holds.
-static bool readMore(std::ifstream &file, std::string &bytes, size_t count) {
+/// header announces is never allocated beyond what the file holds. Throws
+/// std::bad_alloc when memory runs out.
+template <typename Bytes>
+static bool readMore(std::ifstream &file, Bytes &bytes, size_t count) {
   constexpr size_t kChunk = size_t(64) << 20;
   while (count > 0) {
     size_t old = bytes.size(), step = std::min(count, kChunk);
     bytes.resize(old + step);
-    file.read(&bytes[old], static_cast<std::streamsize>(step));
+    file.read(reinterpret_cast<char *>(&bytes[old]),
+              static_cast<std::streamsize>(step));
     size_t got = static_cast<size_t>(file.gcount());
     bytes.resize(old + got);
     if (file.bad())
@@ -165,8 +169,8 @@ static bool readMore(std::ifstream &file, std::string &bytes, size_t count) {
 /// (and refuses to read more than 10000 by default).
 constexpr size_t kMaxHeaderBytes = size_t(1) << 20;
 
-bool tfm::runtime::readNpy(const std::string &path, Array &array,
-                           std::string &error) {
+static bool readNpyFile(const std::string &path, Array &array,
+                        std::string &error, bool *outOfMemory) {
   struct stat info;
   if (::stat(path.c_str(), &info) != 0) {
     error = "cannot open '" + path + "': " + std::strerror(errno);
@@ -284,27 +288,60 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
     return false;
   }
   // Read what the header announces, and one byte more to see whether the
-  // file is longer.
-  size_t have = bytes.size() - std::min(bytes.size(), dataStart);
-  if (have < expected + 1 &&
-      !readMore(file, bytes, size_t(expected + 1 - have))) {
-    error = "cannot read '" + path + "'";
+  // file is longer, straight into the array (no second copy). A regular
+  // file's size is known to match: its data is allocated at once.
+  try {
+    array.data.clear();
+    if (regular)
+      array.data.reserve(expected + 1);
+    if (bytes.size() > dataStart)
+      array.data.assign(bytes.begin() + dataStart, bytes.end());
+    size_t have = array.data.size();
+    if (have < expected + 1 &&
+        !readMore(file, array.data, size_t(expected + 1 - have))) {
+      error = "cannot read '" + path + "'";
+      return false;
+    }
+  } catch (const std::bad_alloc &) {
+    array.data = std::vector<uint8_t>();
+    error = "cannot allocate " + std::to_string(expected) +
+            " bytes for the data of '" + path + "' (shape " +
+            shapeToString(array.shape) + ")";
+    if (outOfMemory)
+      *outOfMemory = true;
     return false;
   }
-  size_t found = bytes.size() - std::min(bytes.size(), dataStart);
+  size_t found = array.data.size();
   if (found != expected) {
     bool longer = found > expected;
     error = "'" + path + "' should hold " + std::to_string(expected) +
             " bytes of data for shape " + shapeToString(array.shape) +
             (longer ? ", found more"
                     : ", found " + std::to_string(found) + " (truncated)");
+    array.data = std::vector<uint8_t>();
     return false;
   }
-  array.data.assign(bytes.begin() + dataStart, bytes.end());
   if (array.dtype == DType::B1)
     for (uint8_t &b : array.data)
       b = b != 0;
   return true;
+}
+
+bool tfm::runtime::readNpy(const std::string &path, Array &array,
+                           std::string &error, bool *outOfMemory) {
+  if (outOfMemory)
+    *outOfMemory = false;
+  try {
+    return readNpyFile(path, array, error, outOfMemory);
+  } catch (const std::bad_alloc &) {
+    // The header and the messages are small; this is memory that ran out
+    // almost entirely.
+    array.data = std::vector<uint8_t>();
+    error = "cannot allocate memory to read '" + path + "'";
+    if (outOfMemory)
+      *outOfMemory = true;
+    return false;
+  }
 }
 
 bool tfm::runtime::writeNpy(const std::string &path, const Array &array,

@@ -44,8 +44,11 @@ std::string shapeToString(const std::vector<int64_t> &shape);
 /// Reads `path` into `array`. On failure returns false and sets `error` to a
 /// message that says what is wrong with the file. Only a regular file's
 /// header is read before it is checked, and only as much data as the header
-/// announces; bool elements are normalized to 0 and 1.
-bool readNpy(const std::string &path, Array &array, std::string &error);
+/// announces; bool elements are normalized to 0 and 1. Memory that cannot
+/// be allocated for the data is a failure too, which sets `*outOfMemory`
+/// (the caller's `error: out of memory: ...`), never std::bad_alloc.
+bool readNpy(const std::string &path, Array &array, std::string &error,
+             bool *outOfMemory = nullptr);
 
 /// Writes `array` to `path` (format version 1.0). On failure returns false
 /// and sets `error`.

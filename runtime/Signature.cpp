@@ -49,6 +49,21 @@ std::string Signature::shapeText(const TensorSpec &spec) const {
   return text + "]";
 }
 
+bool Signature::computeSums(std::vector<int64_t> &dims) const {
+  for (size_t symbol = 0; symbol < dimSums.size(); ++symbol) {
+    if (dimSums[symbol].empty())
+      continue;
+    int64_t total = 0;
+    for (int64_t term : dimSums[symbol]) {
+      int64_t part = TensorSpec::getSymbol(term);
+      if (__builtin_add_overflow(total, part >= 0 ? dims[part] : term, &total))
+        return false;
+    }
+    dims[symbol] = total;
+  }
+  return true;
+}
+
 bool tfm::runtime::parseSignature(const char *text, Signature &signature,
                                   std::string &error) {
   std::stringstream stream(text);
@@ -71,12 +86,31 @@ bool tfm::runtime::parseSignature(const char *text, Signature &signature,
       fields >> kind >> name;
       if (!(fields >> bound))
         bound = 0;
-      if (name.empty() || bound < 0) {
+      // "scalar" is rank 0 in the shapes; tfm-compile renames such a size.
+      if (name.empty() || name == "scalar" || bound < 0) {
         error = "the model's signature has a malformed line: " + line;
         return false;
       }
       signature.dimNames.push_back(name);
       signature.dimBounds.push_back(bound);
+      signature.dimSums.emplace_back();
+      continue;
+    }
+    // A sum of the sizes before it and of numbers.
+    if (v2 && line.rfind("sum ", 0) == 0 && signature.inputs.empty()) {
+      std::string name, term;
+      std::vector<int64_t> terms;
+      bool valid = true;
+      fields >> kind >> name;
+      while (valid && fields >> term)
+        valid = parseDims(term, ',', signature.dimNames, terms);
+      if (!valid || name.empty() || name == "scalar" || terms.size() < 2) {
+        error = "the model's signature has a malformed line: " + line;
+        return false;
+      }
+      signature.dimNames.push_back(name);
+      signature.dimBounds.push_back(0);
+      signature.dimSums.push_back(terms);
       continue;
     }
     if (!(fields >> kind >> spec.name >> dtype >> dims) ||

@@ -15,7 +15,14 @@
 //
 //   tfm-signature-v2
 //   dim <name> [<max>]                  (one line per dynamic size, with
-//                                        its bound if compiled with one)
+//                                        its bound if compiled with one;
+//                                        never named `scalar`, which
+//                                        tfm-compile renames `scalar_`)
+//   sum <name> <term> <term> ...        (a size that only outputs have,
+//                                        the sum of the terms, each a
+//                                        dim's name or a number: the
+//                                        `past + seq` of a concatenation;
+//                                        the caller passes it too)
 //   in <name> <dtype> <d0>,<d1>,...     (each a size or a dim's name)
 //   out <name> <dtype> <d0>,<d1>,...
 //
@@ -72,6 +79,9 @@ struct Signature {
   std::vector<std::string> dimNames;
   /// Per dynamic size its upper bound, or 0 for none.
   std::vector<int64_t> dimBounds;
+  /// Per dynamic size, empty for one that inputs give; else the terms of
+  /// its sum (`sum` lines): symbolDim(i) for the i-th size, or a constant.
+  std::vector<std::vector<int64_t>> dimSums;
   std::vector<TensorSpec> inputs;
   /// The outputs, attention weights (which come last) included.
   std::vector<TensorSpec> outputs;
@@ -80,6 +90,9 @@ struct Signature {
   size_t numResults() const;
   /// The shape of `spec` as text, "[batch, seq, 64]".
   std::string shapeText(const TensorSpec &spec) const;
+  /// Sets the sizes that are sums in `dims` (one per dynamic size) from the
+  /// others; returns false if one would overflow.
+  bool computeSums(std::vector<int64_t> &dims) const;
 };
 
 /// Parses a signature text; returns false and sets `error` if malformed.

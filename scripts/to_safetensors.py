@@ -15,7 +15,12 @@ of `.npy` files.
 - a `.npz` keeps its array names;
 - in a directory, each `.npy` file is one tensor named by its path without
   `.npy`, with `/` as `.` (`attention/W_q.weight.npy` is
-  `attention.W_q.weight`).
+  `attention.W_q.weight`); two files that give the same name
+  (`a/b.npy` and `a.b.npy`) are refused, both named.
+
+An input that cannot be read (a missing path, a corrupt `.npy`, `.npz` or
+checkpoint, a checkpoint that is not a state_dict) ends with one line,
+`error: ...`, and exit code 1.
 
 `--strip-prefix` drops a prefix from every name (DataParallel's `module.`),
 `--rename OLD=NEW` renames one tensor, `--dtype f32` (or f16) converts the
@@ -38,18 +43,33 @@ from tfm_tools import safetensors  # noqa: E402
 FLOAT_DTYPES = {"f32": np.float32, "f16": np.float16}
 
 
+def fail(message):
+    """Ends the script with one line on stderr and exit code 1."""
+    sys.exit(f"error: {message}")
+
+
 def read_torch(path):
-    import torch
+    try:
+        import torch
+    except ImportError:
+        fail(f"{path}: reading a PyTorch checkpoint needs PyTorch (or give "
+             f"a .npz or a directory of .npy files)")
     state = torch.load(path, map_location="cpu")
     if isinstance(state, torch.nn.Module):
         state = state.state_dict()
     if not isinstance(state, dict):
-        sys.exit(f"error: {path} holds a {type(state).__name__}, not a "
-                 f"state_dict or a module")
+        fail(f"{path} holds a {type(state).__name__}, not a state_dict or "
+             f"a module")
     tensors = {}
     for name, value in state.items():
         if not isinstance(value, torch.Tensor):
             continue  # e.g. a version number in the dict
+        if not isinstance(name, str):
+            fail(f"{path}: the state_dict has a tensor under the key "
+                 f"{name!r}, which is not a name")
+        if value.is_sparse or value.is_quantized or value.is_complex():
+            fail(f"{path}: tensor '{name}' is {value.layout}, "
+                 f"{value.dtype}; a weights file holds dense real tensors")
         if value.dtype == torch.bfloat16:
             value = value.float()
         tensors[name] = value.detach().cpu().numpy()
@@ -57,37 +77,67 @@ def read_torch(path):
 
 
 def read_npy_dir(path):
-    tensors = {}
-    for directory, _, files in sorted(os.walk(path)):
+    tensors, sources = {}, {}
+    for directory, subdirs, files in os.walk(path):
+        subdirs.sort()
         for name in sorted(files):
             if not name.endswith(".npy"):
                 continue
             file = os.path.join(directory, name)
             key = os.path.relpath(file, path)[:-len(".npy")]
-            tensors[key.replace(os.sep, ".")] = np.load(file)
+            key = key.replace(os.sep, ".")
+            if key in sources:
+                fail(f"'{sources[key]}' and '{file}' both give the tensor "
+                     f"name '{key}'; rename one of them")
+            sources[key] = file
+            tensors[key] = load_npy(file)
     return tensors
 
 
+def load_npy(file):
+    try:
+        array = np.load(file, allow_pickle=False)
+    except Exception as e:
+        fail(f"cannot read '{file}': {type(e).__name__}: "
+             f"{' '.join(str(e).split()) or 'malformed'}")
+    if not isinstance(array, np.ndarray):
+        fail(f"'{file}' is a .npz archive, not a .npy file")
+    return array
+
+
 def read(path):
+    if not os.path.exists(path):
+        fail(f"cannot read '{path}': no such file or directory")
     if os.path.isdir(path):
         return read_npy_dir(path)
     if path.endswith(".npz"):
-        with np.load(path) as archive:
+        with np.load(path, allow_pickle=False) as archive:
             return {name: archive[name] for name in archive.files}
     if path.endswith(".npy"):
-        return {os.path.basename(path)[:-len(".npy")]: np.load(path)}
+        return {os.path.basename(path)[:-len(".npy")]: load_npy(path)}
     return read_torch(path)
 
 
+def read_or_fail(path):
+    """read(PATH), with what a corrupt file raises as one line of error."""
+    try:
+        return read(path)
+    except Exception as e:  # numpy's, zipfile's, pickle's and torch's errors
+        fail(f"cannot read '{path}': {type(e).__name__}: "
+             f"{' '.join(str(e).split()) or 'malformed'}")
+
+
 def convert(array, name, dtype):
+    if not array.dtype.isnative:  # a big-endian .npy
+        array = array.astype(array.dtype.newbyteorder("="))
     if array.dtype == np.float64 or (dtype and array.dtype.kind == "f"):
         return array.astype(dtype or np.float32)
     if array.dtype in (np.float32, np.float16, np.int32, np.int64):
         return array
     if array.dtype.kind in "iub":
         return array.astype(np.int64)
-    sys.exit(f"error: tensor '{name}' has dtype {array.dtype}, which a "
-             f"weights file cannot hold (f32, f16, i32, i64)")
+    fail(f"tensor '{name}' has dtype {array.dtype}, which a weights file "
+         f"cannot hold (f32, f16, i32, i64)")
 
 
 def main():
@@ -104,7 +154,7 @@ def main():
     if not args.output and not args.list:
         parser.error("give -o FILE.safetensors (or --list)")
 
-    tensors = read(args.input)
+    tensors = read_or_fail(args.input)
     if not tensors:
         sys.exit(f"error: no tensors in {args.input}")
     renames = {}
@@ -129,7 +179,10 @@ def main():
         for name, array in out.items():
             print(f"{name}: {array.dtype} {list(array.shape)}")
     if args.output:
-        safetensors.save(args.output, out)
+        try:
+            safetensors.save(args.output, out)
+        except OSError as e:
+            fail(f"cannot write '{args.output}': {e.strerror or e}")
         print(f"wrote {args.output}: {len(out)} tensors, "
               f"{sum(a.nbytes for a in out.values())} bytes")
     return 0

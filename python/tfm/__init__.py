@@ -32,7 +32,9 @@ Import it with the repository's python/ directory on the path:
 
 import ctypes
 import os
+import shutil
 import subprocess
+import tempfile
 
 import numpy as np
 
@@ -86,6 +88,35 @@ def compile(model, output=None, *, compiler=None, **options):
     return output
 
 
+# Per real path, the file (device, inode) this process loaded there last
+# and its ctypes handle.
+_LOADED = {}
+
+
+def _dlopen(library):
+    """ctypes.CDLL(LIBRARY), of the file at LIBRARY now. dlopen returns the
+    library it loaded before under the same name, even after tfm-compile
+    replaced the file with another model: a replaced file is loaded under a
+    name of its own (a symbolic link in a new directory)."""
+    real = os.path.realpath(library)
+    status = os.stat(real)
+    key = (status.st_dev, status.st_ino)
+    if real in _LOADED and _LOADED[real][0] == key:
+        return _LOADED[real][1]
+    if real not in _LOADED:
+        handle = ctypes.CDLL(library)
+    else:
+        directory = tempfile.mkdtemp(prefix="tfm-load-")
+        try:
+            alias = os.path.join(directory, os.path.basename(real))
+            os.symlink(real, alias)
+            handle = ctypes.CDLL(alias)
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    _LOADED[real] = (key, handle)
+    return handle
+
+
 class TensorSpec:
     """An input or output: its name, NumPy dtype and shape, each dimension
     an int or the name of a dynamic size."""
@@ -108,19 +139,45 @@ class Signature:
         if not lines or lines[0] not in ("tfm-signature-v1",
                                          "tfm-signature-v2"):
             raise ValueError(f"not a tfm signature: {text[:40]!r}")
-        separator = "," if lines[0].endswith("v2") else "x"
-        self.dims, self.bounds = [], {}
+        v2 = lines[0].endswith("v2")
+        separator = "," if v2 else "x"
+        self.dims, self.bounds, self.sums = [], {}, {}
         self.inputs, self.outputs = [], []
         for line in lines[1:]:
+            malformed = ValueError(f"the model's signature has a malformed "
+                                   f"line: {line}")
             fields = line.split()
-            if fields[0] == "dim":
-                self.dims.append(fields[1])
-                if len(fields) > 2:
+            if v2 and fields[0] in ("dim", "sum") and not self.inputs:
+                # "scalar" is the shape of rank 0: a size of that name
+                # would make `in x f32 scalar` mean two things (tfm-compile
+                # renames it `scalar_`).
+                if (len(fields) < 2 or fields[1] == "scalar" or
+                        fields[1] in self.dims):
+                    raise malformed
+                if fields[0] == "sum":
+                    # `sum n_plus_m n m`: an output's size, the sum of
+                    # sizes before it and of numbers.
+                    terms = [int(t) if t.isdigit() else t
+                             for t in fields[2:]]
+                    if len(terms) < 2 or any(
+                            isinstance(t, str) and t not in self.dims
+                            for t in terms):
+                        raise malformed
+                    self.sums[fields[1]] = terms
+                elif len(fields) > 2:
+                    if len(fields) > 3 or not fields[2].isdigit():
+                        raise malformed
                     self.bounds[fields[1]] = int(fields[2])
+                self.dims.append(fields[1])
                 continue
+            if (len(fields) < 4 or fields[0] not in ("in", "out", "attn") or
+                    fields[2] not in _DTYPES):
+                raise malformed
             kind, name, dtype, dims = fields[:4]
             shape = [] if dims == "scalar" else [
                 int(d) if d.isdigit() else d for d in dims.split(separator)]
+            if any(isinstance(d, str) and d not in self.dims for d in shape):
+                raise malformed
             spec = TensorSpec(name, _DTYPES[dtype], shape)
             # `kv_cache` / `kv_position` after an input of a model compiled
             # with --kv-cache; an attention's location after `attn`.
@@ -138,7 +195,8 @@ class Signature:
         if self.dims:
             text += "dynamic sizes: " + ", ".join(
                 d + (f" (at most {self.bounds[d]})" if d in self.bounds
-                     else "") for d in self.dims) + "\n"
+                     else f" (= {' + '.join(map(str, self.sums[d]))})"
+                     if d in self.sums else "") for d in self.dims) + "\n"
         return text
 
 
@@ -148,7 +206,7 @@ class Model:
 
     def __init__(self, library, prefix="tfm"):
         self.library = os.path.abspath(library)
-        self._lib = ctypes.CDLL(self.library)
+        self._lib = _dlopen(self.library)
         # `const char tfm_signature[]`: the text is at the symbol.
         text = ctypes.c_char.in_dll(self._lib, f"{prefix}_signature")
         self._signature_text = text
@@ -196,10 +254,25 @@ class Model:
                         f"{what}: {dim} is {size} here (dimension {d}) but "
                         f"{first[0]} in {first[1]} dimension {first[2]}, "
                         f"which the model requires to be equal")
-        return [sizes[dim][0] for dim in sig.dims]
+        # The sizes that are sums of others (an output of a concatenation)
+        # follow from those the inputs gave.
+        values = {}
+        for dim in sig.dims:
+            if dim not in sig.sums:
+                values[dim] = sizes[dim][0]
+                continue
+            values[dim] = sum(values[t] if isinstance(t, str) else t
+                              for t in sig.sums[dim])
+            if values[dim] > 2**63 - 1:
+                raise ValueError(f"{dim} = {' + '.join(map(str, sig.sums[dim]))} "
+                                 f"is {values[dim]}, more than an output can "
+                                 f"hold")
+        return [values[dim] for dim in sig.dims]
 
     def __call__(self, *inputs):
-        arrays = [np.ascontiguousarray(a) for a in inputs]
+        # np.asarray keeps a 0-d array 0-d (np.ascontiguousarray makes it
+        # 1-d); order="C" copies an array that is not contiguous.
+        arrays = [np.asarray(a, order="C") for a in inputs]
         dims = self._bind(arrays)
         values = dict(zip(self.signature.dims, dims))
         outputs = [np.zeros([d if isinstance(d, int) else values[d]
@@ -225,13 +298,35 @@ class Model:
     def generate(self, prompt, steps):
         """Greedy generation: PROMPT ([batch, length] int64 token ids) in
         one call, then STEPS - 1 calls of one token per sequence. Returns
-        the STEPS tokens of each sequence, [batch, steps] int64."""
-        prompt = np.ascontiguousarray(prompt, dtype=np.int64)
-        state = self.start(prompt.shape[0])
-        tokens = [state.prefill(prompt)[:, -1, :].argmax(-1)]
-        for _ in range(steps - 1):
-            tokens.append(state.step(tokens[-1]).argmax(-1))
+        the STEPS tokens of each sequence, [batch, steps] int64. STEPS must
+        be at least 1, as the executables' --generate."""
+        if (isinstance(steps, (bool, np.bool_)) or
+                not isinstance(steps, (int, np.integer)) or steps < 1):
+            raise ValueError(f"generate: steps must be an integer of at "
+                             f"least 1, found {steps!r}")
+        prompt = _token_ids(prompt, "prompt")
+        if prompt.ndim != 2 or prompt.shape[0] < 1 or prompt.shape[1] < 1:
+            raise ValueError(f"generate: expected a prompt of token ids "
+                             f"[batch, length] with batch and length at "
+                             f"least 1, found {list(prompt.shape)}")
+        with self.start(prompt.shape[0]) as state:
+            tokens = [state.prefill(prompt)[:, -1, :].argmax(-1)]
+            for _ in range(steps - 1):
+                tokens.append(state.step(tokens[-1]).argmax(-1))
         return np.stack(tokens, axis=1).astype(np.int64)
+
+
+def _token_ids(ids, what):
+    """IDS as a C-ordered int64 array; refuses what is not integers (a
+    float id would be truncated)."""
+    array = np.asarray(ids)
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"{what}: token ids must be integers, found "
+                         f"{array.dtype}")
+    if array.dtype.kind == "u" and array.size and array.max() > 2**63 - 1:
+        raise ValueError(f"{what}: token id {array.max()} does not fit in "
+                         f"int64")
+    return np.ascontiguousarray(array, dtype=np.int64)
 
 
 class KvState:
@@ -239,12 +334,23 @@ class KvState:
     tfm_kv_state): `prefill(ids)` runs [batch, seq] token ids after the
     positions held and returns their logits [batch, seq, vocab]; `step(ids)`
     runs one token per sequence ([batch]) and returns [batch, vocab]. Both
-    append to the caches; `length`, `capacity` and `reset()` see to them."""
+    append to the caches; `length`, `capacity` and `reset()` see to them.
+    `close()` frees the caches (so does leaving a `with` block, or the
+    state's garbage collection); a closed state raises ValueError."""
+
+    _state = None
 
     def __init__(self, model, batch):
+        if not model.signature.has_kv_cache:
+            raise TypeError(f"{model.library} has no key/value caches: "
+                            "compile it with kv_cache=True and max_seq=N")
+        if (isinstance(batch, (bool, np.bool_)) or
+                not isinstance(batch, (int, np.integer))):
+            raise TypeError(f"the batch must be an integer, found "
+                            f"{batch!r}")
         lib = model._lib
         self._lib = lib
-        self.batch = batch
+        self.batch = int(batch)
         lib.tfm_kv_state_create_for.restype = ctypes.c_void_p
         lib.tfm_kv_state_create_for.argtypes = [
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
@@ -261,51 +367,84 @@ class KvState:
                                          ctypes.c_int64, ctypes.c_void_p]
         lib.tfm_kv_state_destroy.argtypes = [ctypes.c_void_p]
         lib.tfm_kv_state_reset.argtypes = [ctypes.c_void_p]
-        if not model.signature.has_kv_cache:
-            raise TypeError(f"{model.library} has no key/value caches: "
-                            "compile it with kv_cache=True and max_seq=N")
         error = ctypes.create_string_buffer(512)
         signature = ctypes.addressof(model._signature_text)
         self._state = lib.tfm_kv_state_create_for(
-            signature, ctypes.cast(model._run, ctypes.c_void_p), batch, error,
-            len(error))
+            signature, ctypes.cast(model._run, ctypes.c_void_p), self.batch,
+            error, len(error))
         if not self._state:
             raise ValueError(error.value.decode())
         self.vocab = lib.tfm_kv_state_vocab(self._state)
 
+    def _handle(self):
+        """The C state; raises once it is freed (a null pointer must never
+        reach the library)."""
+        if not self._state:
+            raise ValueError("this generation state is closed: start "
+                             "another with Model.start")
+        return self._state
+
+    @property
+    def closed(self):
+        return not self._state
+
     @property
     def length(self):
-        return self._lib.tfm_kv_state_length(self._state)
+        return self._lib.tfm_kv_state_length(self._handle())
 
     @property
     def capacity(self):
-        return self._lib.tfm_kv_state_capacity(self._state)
+        return self._lib.tfm_kv_state_capacity(self._handle())
 
     def reset(self):
-        self._lib.tfm_kv_state_reset(self._state)
+        self._lib.tfm_kv_state_reset(self._handle())
 
-    def _run(self, ids):
-        ids = np.ascontiguousarray(ids, dtype=np.int64)
+    def _run(self, ids, what):
+        state = self._handle()
+        ids = _token_ids(ids, what)
         if ids.ndim != 2 or ids.shape[0] != self.batch:
-            raise ValueError(f"expected token ids [{self.batch}, seq], found "
-                             f"{list(ids.shape)}")
+            raise ValueError(f"{what}: expected token ids [{self.batch}, "
+                             f"seq], found {list(ids.shape)}")
+        # Checked here: an id outside the vocabulary would index the
+        # embedding table out of bounds.
+        bad = np.flatnonzero((ids < 0) | (ids >= self.vocab))
+        if bad.size:
+            where = np.unravel_index(bad[0], ids.shape)
+            raise ValueError(f"{what}: token id {ids.flat[bad[0]]} (at "
+                             f"{list(map(int, where))}) is outside the "
+                             f"vocabulary of {self.vocab}")
         logits = np.zeros((self.batch, ids.shape[1], self.vocab), np.float32)
-        if self._lib.tfm_kv_state_run(self._state, ids.ctypes.data,
-                                      ids.shape[1], logits.ctypes.data):
-            raise ValueError(self._lib.tfm_kv_state_error(
-                self._state).decode())
+        if self._lib.tfm_kv_state_run(state, ids.ctypes.data, ids.shape[1],
+                                      logits.ctypes.data):
+            raise ValueError(self._lib.tfm_kv_state_error(state).decode())
         return logits
 
     def prefill(self, ids):
-        return self._run(ids)
+        return self._run(ids, "prefill")
 
     def step(self, ids):
-        return self._run(np.asarray(ids).reshape(self.batch, 1))[:, 0, :]
+        self._handle()
+        ids = _token_ids(ids, "step")
+        if ids.size != self.batch:
+            raise ValueError(f"step: expected one token id per sequence "
+                             f"([{self.batch}]), found {list(ids.shape)}")
+        return self._run(ids.reshape(self.batch, 1), "step")[:, 0, :]
 
-    def __del__(self):
-        if getattr(self, "_state", None):
+    def close(self):
+        """Frees the caches; the state cannot be used after."""
+        if self._state:
             self._lib.tfm_kv_state_destroy(self._state)
             self._state = None
+
+    def __enter__(self):
+        self._handle()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
 
 
 def load(library, prefix="tfm"):

@@ -16,7 +16,8 @@ past" layout:
     present_key_<i>  [batch, heads, past + seq, head_dim]
     logits           [batch, seq, vocab]
 
-`export` writes it to ONNX with batch, seq and past as dim_params, and
+`export` writes it to ONNX with batch, seq and past as dynamic axes (named
+as the tests' exporters name them: AXIS_NAMES), `step` runs one call, and
 `generate` is PyTorch's own greedy loop over it, the reference that tfm's
 generation is compared with.
 """
@@ -115,26 +116,56 @@ def output_names(model):
                          for kind in ("key", "value")]
 
 
-def export(model, path, batch=1, opset=17):
+# The names an export gives its dynamic axes: (batch, seq, past, present)
+# by style. "hf" is what Hugging Face's exporters write; "unnamed" gives
+# dynamic_axes as lists of indices, which torch.onnx.export names itself
+# (`input_ids_dynamic_axes_1`, ...: a name per input, shared by none).
+AXIS_NAMES = {
+    "seq": ("batch", "seq", "past", "total"),
+    "t": ("batch", "t", "past", "total"),
+    "hf": ("batch_size", "sequence_length", "past_sequence_length",
+           "past_sequence_length + sequence_length"),
+    "unnamed": None,
+}
+
+
+def export(model, path, batch=1, opset=17, axes="seq"):
     """torch.onnx.export with batch, seq and past (and past + seq, the
-    presents' length) as dim_params."""
+    presents' length) as dynamic axes, named as AXIS_NAMES[axes] says."""
     import torch
     d_model = model.wte.weight.shape[1]
     ids = torch.zeros((batch, 2), dtype=torch.int64)
     # A past of 3 positions: an empty one would be traced as a constant.
     past = [torch.zeros((batch, model.heads, 3, d_model // model.heads))
             for _ in range(2 * model.layers)]
-    axes = {"input_ids": {0: "batch", 1: "seq"},
-            "logits": {0: "batch", 1: "seq"}}
-    for name in input_names(model)[1:]:
-        axes[name] = {0: "batch", 2: "past"}
-    for name in output_names(model)[1:]:
-        axes[name] = {0: "batch", 2: "total"}
+    names = AXIS_NAMES[axes]
+    if names is None:
+        dynamic = {name: [0, 1] for name in ("input_ids", "logits")}
+        for name in input_names(model)[1:] + output_names(model)[1:]:
+            dynamic[name] = [0, 2]
+    else:
+        batch_name, seq, past_name, total = names
+        dynamic = {name: {0: batch_name, 1: seq}
+                   for name in ("input_ids", "logits")}
+        for name in input_names(model)[1:]:
+            dynamic[name] = {0: batch_name, 2: past_name}
+        for name in output_names(model)[1:]:
+            dynamic[name] = {0: batch_name, 2: total}
     with torch.no_grad():
         torch.onnx.export(model, (ids, *past), path,
                           input_names=input_names(model),
                           output_names=output_names(model),
-                          dynamic_axes=axes, opset_version=opset)
+                          dynamic_axes=dynamic, opset_version=opset)
+
+
+def step(model, ids, past):
+    """One call of the model with past: (logits, presents) as NumPy
+    arrays."""
+    import torch
+    with torch.no_grad():
+        out = model(torch.as_tensor(ids, dtype=torch.int64),
+                    *(torch.as_tensor(p) for p in past))
+    return out[0].numpy(), [p.numpy() for p in out[1:]]
 
 
 def generate(model, prompt, steps):

@@ -3,13 +3,17 @@ compiled by tfm-compile --kv-cache, and compares it with PyTorch's own
 greedy loop.
 
     gencheck.py --compiler PATH/tfm-compile --work DIR
-                [--batch B] [--prompt-len S] [--steps N] [--max-seq M]
-                [--graph GRAPH.mlir]
+                [--batch B] [--prompt-len S] [--steps N] [--cache M]
+                [--axes seq|t|hf|unnamed] [--graph GRAPH.mlir]
 
 builds python/tfm_tools/gpt.py's model (2 layers, d_model 64, 4 heads, a
 vocabulary of 97, random weights from a fixed seed), exports it to
-DIR/gpt.onnx with torch.onnx.export, compiles it into DIR/gpt with caches of
-M positions, writes random prompts DIR/prompt.npy ([B, S] int64), runs
+DIR/gpt.onnx with torch.onnx.export, its dynamic axes named as
+gpt.AXIS_NAMES[axes] says (batch/seq/past by default; t for seq; Hugging
+Face's batch_size/sequence_length/past_sequence_length; or left to
+torch.onnx.export to name), compiles it into DIR/gpt with
+`tfm-compile --kv-cache=M` (caches of M positions), writes random prompts
+DIR/prompt.npy ([B, S] int64), runs
 
     DIR/gpt --generate N --prompt DIR/prompt.npy -o DIR/tokens.npy
             --logits DIR/logits.npy
@@ -47,7 +51,10 @@ def main():
     parser.add_argument("--batch", type=int, default=2)
     parser.add_argument("--prompt-len", type=int, default=5)
     parser.add_argument("--steps", type=int, default=32)
-    parser.add_argument("--max-seq", type=int, default=64)
+    parser.add_argument("--cache", "--max-seq", dest="cache", type=int,
+                        default=64)
+    parser.add_argument("--axes", choices=sorted(gpt.AXIS_NAMES),
+                        default="seq")
     parser.add_argument("--graph")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
@@ -63,8 +70,8 @@ def main():
         graph, flags = args.graph, ["--weights", weights]
     else:
         graph = os.path.join(args.work, "gpt.onnx")
-        gpt.export(model, graph)
-        flags = ["--kv-cache", f"--max-seq={args.max_seq}"]
+        gpt.export(model, graph, axes=args.axes)
+        flags = [f"--kv-cache={args.cache}"]
     rng = np.random.default_rng(0)
     vocab = model.wte.weight.shape[0]
     prompt = rng.integers(0, vocab, size=(args.batch, args.prompt_len),

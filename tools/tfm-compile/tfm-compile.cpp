@@ -143,16 +143,20 @@ cl::list<std::string> maxSizes(
              "repeatable): the binary refuses larger inputs, and the "
              "signature and C header record it"),
     cl::value_desc("name=N"), cl::cat(category));
-cl::opt<int64_t> maxSeq("max-seq", cl::desc("Same as --max-size=seq=N"),
-                        cl::value_desc("N"), cl::init(0), cl::cat(category));
-cl::opt<bool> kvCache(
+cl::opt<int64_t>
+    maxSeq("max-seq",
+           cl::desc("Same as --max-size=seq=N (with --kv-cache and no N of its "
+                    "own, also the caches' length)"),
+           cl::value_desc("N"), cl::cat(category));
+cl::opt<std::string> kvCache(
     "kv-cache",
     cl::desc("Compile a decoder exported with past_key_values (each present "
              "output the past input with this call's keys or values "
-             "appended) as a step over key/value caches of --max-seq "
-             "positions, updated in place; the executable's --generate runs "
-             "it"),
-    cl::init(false), cl::cat(category));
+             "appended) as a step over key/value caches of N positions "
+             "(the prompt and the generated tokens together), updated in "
+             "place; the executable's --generate runs it. Without =N, the "
+             "length is --max-seq's"),
+    cl::value_desc("N"), cl::ValueOptional, cl::cat(category));
 cl::opt<bool> verbose(
     "verbose",
     cl::desc("Print each stage of the compile and its time (on a terminal "
@@ -238,25 +242,21 @@ std::string findRuntimeArchive(const char *argv0, StringRef name) {
   return std::string(dir);
 }
 
+/// Writes a text output (tfm-compile writes every output with
+/// tfm::writeOutputFile: into a new file renamed over `path`).
 LogicalResult writeText(StringRef path, llvm::function_ref<void(raw_ostream &)>
                                             write) {
   std::string error;
-  std::unique_ptr<llvm::ToolOutputFile> out = openOutputFile(path, &error);
-  if (!out) {
+  if (failed(tfm::writeOutputFile(
+          path, /*executable=*/false,
+          [&](llvm::raw_pwrite_stream &os, std::string &) {
+            write(os);
+            return success();
+          },
+          error))) {
     llvm::errs() << "error: " << error << "\n";
     return failure();
   }
-  write(out->os());
-  // A full disk or a device that refuses writes: an error, not LLVM's
-  // report_fatal_error when the stream is destroyed with the error unseen.
-  out->os().flush();
-  if (std::error_code ec = out->os().error()) {
-    out->os().clear_error();
-    llvm::errs() << "error: cannot write '" << path << "': " << ec.message()
-                 << "\n";
-    return failure();
-  }
-  out->keep();
   return success();
 }
 
@@ -423,6 +423,29 @@ void printPtx(ModuleOp module, raw_ostream &os) {
   });
 }
 
+/// The caches' length that --kv-cache gives: its N, else --max-seq's; 0
+/// where neither gives one (tfm-kv-cache then says that it needs one).
+int64_t getCacheLength() {
+  int64_t length = 0;
+  if (!kvCache.empty())
+    (void)StringRef(kvCache).getAsInteger(10, length);
+  else if (maxSeq.getNumOccurrences())
+    length = maxSeq;
+  return length;
+}
+
+/// Checks --kv-cache's N; returns the message if it is not a length.
+std::string checkCacheLength() {
+  int64_t length;
+  if (kvCache.empty())
+    return "";
+  if (StringRef(kvCache).getAsInteger(10, length) || length < 1)
+    return "--kv-cache=" + kvCache +
+           ": expected the caches' length, a number of positions of at "
+           "least 1";
+  return "";
+}
+
 /// Checks the options that the command line parser accepts but no compile
 /// can use; returns the message for the first bad one, or "".
 std::string checkOptions() {
@@ -437,10 +460,12 @@ std::string checkOptions() {
   if (profile && (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj))
     return "--profile is for executables (--emit=exe): only their "
            "--profile prints the kernels' times";
-  if (kvCache && attentionWeights)
+  if (std::string bad = checkCacheLength(); !bad.empty())
+    return bad;
+  if (kvCache.getNumOccurrences() && attentionWeights)
     return "--attention-weights is not for --kv-cache models: a step's "
            "weights span the positions in the caches, a size no input has";
-  if (kvCache && target == Target::Nvptx)
+  if (kvCache.getNumOccurrences() && target == Target::Nvptx)
     return "--kv-cache is for --target=cpu for now: the GPU mapping cannot "
            "yet keep the caches' position, which the host reads, off the "
            "device";
@@ -490,15 +515,17 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   tfm::TfmPrepareEntryOptions entryOptions;
   entryOptions.entry = entryName;
   entryOptions.maxSizes.assign(maxSizes.begin(), maxSizes.end());
-  if (kvCache) {
-    // The caches hold --max-seq positions, so that a call's positions
-    // (seq) are at most that many too.
+  if (kvCache.getNumOccurrences()) {
+    // The caches hold --kv-cache=N positions (or --max-seq's), and a call
+    // appends at most that many: tfm.kv_cache_append checks it.
     tfm::TfmKvCacheOptions cacheOptions;
     cacheOptions.entry = entryName;
-    cacheOptions.maxLen = maxSeq;
+    cacheOptions.maxLen = getCacheLength();
     pm.addPass(tfm::createTfmKvCache(cacheOptions));
   }
-  if (maxSeq != 0)
+  // --max-seq=N is --max-size=seq=N, the one definition: N >= 1, checked
+  // by tfm-prepare-entry with the other bounds.
+  if (maxSeq.getNumOccurrences())
     entryOptions.maxSizes.push_back("seq=" + std::to_string(maxSeq));
   pm.addPass(tfm::createTfmPrepareEntry(entryOptions));
   if (failed(buildPipeline(pm, *machine)))
@@ -599,14 +626,21 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     if (failed(tfm::linkBinary(kind, object, archives, linked, error, keep)))
       return fail(error);
     progress.start("");
-    if (std::error_code ec = llvm::sys::fs::copy_file(linked, output))
-      return fail("cannot write '" + output + "': " + ec.message());
-    if (output != "-" && llvm::sys::fs::is_regular_file(output))
-      if (std::error_code ec = llvm::sys::fs::setPermissions(
-              output, llvm::sys::fs::all_read | llvm::sys::fs::all_exe |
-                          llvm::sys::fs::owner_write))
-        return fail("cannot make '" + output + "' executable: " +
-                    ec.message());
+    // Copied into a new file that replaces `output`, never into `output`
+    // itself: a process that has loaded the library keeps its mapping.
+    auto binary = llvm::MemoryBuffer::getFile(linked, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+    if (!binary)
+      return fail("cannot read the linked binary '" + linked.str().str() +
+                  "': " + binary.getError().message());
+    if (failed(tfm::writeOutputFile(
+            output, /*executable=*/true,
+            [&](llvm::raw_pwrite_stream &os, std::string &) {
+              os << (*binary)->getBuffer();
+              return success();
+            },
+            error)))
+      return fail(error);
     if (signature) {
       SmallString<128> header(output);
       llvm::sys::path::replace_extension(header, "h");

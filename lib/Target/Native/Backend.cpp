@@ -11,7 +11,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
@@ -81,30 +82,102 @@ LogicalResult optimizeModule(llvm::Module &module,
   return success();
 }
 
+/// Flushes `os` and turns an error it met (a full disk) into `error`.
+static LogicalResult checkStream(llvm::raw_fd_ostream &os, StringRef path,
+                                 std::string &error) {
+  os.flush();
+  if (std::error_code ec = os.error()) {
+    // Cleared: LLVM ends the process if a stream dies with an error unseen.
+    os.clear_error();
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult writeOutputFile(
+    StringRef path, bool executable,
+    function_ref<LogicalResult(llvm::raw_pwrite_stream &, std::string &)>
+        write,
+    std::string &error) {
+  namespace fs = llvm::sys::fs;
+  if (path == "-") {
+    if (failed(write(llvm::outs(), error)))
+      return failure();
+    return checkStream(llvm::outs(), path, error);
+  }
+  // A symbolic link stays one: the file it names is replaced.
+  SmallString<256> target(path);
+  if (fs::is_symlink_file(path)) {
+    SmallString<256> real;
+    if (!fs::real_path(path, real))
+      target = real;
+  }
+  fs::file_status status;
+  if (!fs::status(target, status) && !fs::is_regular_file(status)) {
+    // A device or a pipe: there is nothing to rename over.
+    std::error_code ec;
+    llvm::raw_fd_ostream os(target, ec, fs::OF_None);
+    if (ec) {
+      error = "cannot write '" + path.str() + "': " + ec.message();
+      return failure();
+    }
+    if (failed(write(os, error)))
+      return failure();
+    return checkStream(os, path, error);
+  }
+  // Writing into the existing file would change the pages of every
+  // process that maps it (a Python process that loaded the library): the
+  // new file replaces it instead, in one rename.
+  llvm::Expected<fs::TempFile> temp =
+      fs::TempFile::create(target + ".tmp-%%%%%%");
+  if (!temp) {
+    error = "cannot write '" + path.str() +
+            "': " + llvm::toString(temp.takeError());
+    return failure();
+  }
+  auto discard = [&]() {
+    llvm::consumeError(temp->discard());
+    return failure();
+  };
+  {
+    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
+    if (failed(write(os, error)))
+      return discard();
+    if (failed(checkStream(os, path, error)))
+      return discard();
+  }
+  if (executable)
+    if (std::error_code ec = fs::setPermissions(
+            temp->FD, fs::all_read | fs::all_exe | fs::owner_write)) {
+      error = "cannot make '" + path.str() + "' executable: " + ec.message();
+      return discard();
+    }
+  // keep() removes the temporary file if the rename fails.
+  if (llvm::Error err = temp->keep(target)) {
+    error = "cannot write '" + path.str() +
+            "': " + llvm::toString(std::move(err));
+    return failure();
+  }
+  return success();
+}
+
 LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine, StringRef path,
                              std::string &error) {
-  std::error_code ec;
-  llvm::ToolOutputFile out(path, ec, llvm::sys::fs::OF_None);
-  if (ec) {
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
-  llvm::legacy::PassManager pm;
-  if (machine.addPassesToEmitFile(pm, out.os(), nullptr,
-                                  llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return failure();
-  }
-  pm.run(module);
-  out.os().flush();
-  if (std::error_code ec = out.os().error()) {
-    out.os().clear_error();
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
-  out.keep();
-  return success();
+  return writeOutputFile(
+      path, /*executable=*/false,
+      [&](llvm::raw_pwrite_stream &os, std::string &error) -> LogicalResult {
+        llvm::legacy::PassManager pm;
+        if (machine.addPassesToEmitFile(pm, os, nullptr,
+                                        llvm::CodeGenFileType::ObjectFile)) {
+          error = "the target cannot emit object files";
+          return failure();
+        }
+        pm.run(module);
+        return success();
+      },
+      error);
 }
 
 /// Finds clang++ for LLVM 22: on PATH, then in LLVM's own bin directory.

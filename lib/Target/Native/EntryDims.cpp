@@ -110,8 +110,33 @@ public:
     }
   }
 
+  /// Records that `whole` is the sum of `parts` (a concatenation along a
+  /// dynamic axis).
+  void sum(Size whole, ArrayRef<Size> parts) {
+    Sum entry{get(whole), {}};
+    for (Size part : parts)
+      entry.parts.push_back(get(part));
+    sums.push_back(std::move(entry));
+  }
+
+  /// The classes whose sum class `root` is, by some concatenation; empty if
+  /// none.
+  SmallVector<SmallVector<unsigned>> getSums(unsigned root) {
+    SmallVector<SmallVector<unsigned>> result;
+    for (const Sum &entry : sums)
+      if (find(entry.whole) == find(root))
+        result.push_back(entry.parts);
+    return result;
+  }
+
 private:
   void setStatic(unsigned id, int64_t size) { staticSize[id] = size; }
+
+  struct Sum {
+    unsigned whole;
+    SmallVector<unsigned> parts;
+  };
+  SmallVector<Sum> sums;
 
   void unite(unsigned a, unsigned b) {
     unsigned ra = find(a), rb = find(b);
@@ -277,10 +302,21 @@ void tieOp(Operation *op, SizeClasses &classes) {
   }
   if (auto concat = dyn_cast<tensor::ConcatOp>(op)) {
     int64_t axis = concat.getDim();
-    for (Value input : concat.getInputs())
+    SmallVector<Size> parts;
+    for (Value input : concat.getInputs()) {
       for (int64_t d = 0, e = concat.getResultType().getRank(); d < e; ++d)
         if (d != axis)
           classes.tie({input, d}, {concat.getResult(), d});
+      parts.push_back({input, axis});
+    }
+    classes.sum({concat.getResult(), axis}, parts);
+    return;
+  }
+  // A size computed as a sum (a class token prepended: seq + 1).
+  if (auto add = dyn_cast<arith::AddIOp>(op)) {
+    if (add.getType().isIndex())
+      classes.sum({add.getResult(), -1},
+                  {{add.getLhs(), -1}, {add.getRhs(), -1}});
     return;
   }
   if (auto softmax = dyn_cast<linalg::SoftmaxOp>(op)) {
@@ -301,6 +337,66 @@ void tieOp(Operation *op, SizeClasses &classes) {
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     for (OpResult result : op->getResults())
       classes.tieShapes(result, dps.getTiedOpOperand(result)->get());
+}
+
+/// The terms of a size that is a sum of the inputs' sizes and constants
+/// (symbolDim(i) for the i-th size, then one constant if not 0), found
+/// through the concatenations that make class `root`; none if it is not
+/// one. `depth` stops a cycle of sums.
+std::optional<SmallVector<int64_t>>
+getSumTerms(unsigned root, SizeClasses &classes,
+            const DenseMap<unsigned, int64_t> &symbolOf, int depth = 0) {
+  root = classes.find(root);
+  if (auto it = symbolOf.find(root); it != symbolOf.end())
+    return SmallVector<int64_t>{TensorSpec::symbolDim(it->second)};
+  if (int64_t size = classes.getStatic(root); !ShapedType::isDynamic(size))
+    return SmallVector<int64_t>{size};
+  if (depth > 16)
+    return std::nullopt;
+  for (ArrayRef<unsigned> parts : classes.getSums(root)) {
+    SmallVector<int64_t> terms;
+    int64_t constant = 0;
+    bool complete = true;
+    for (unsigned part : parts) {
+      std::optional<SmallVector<int64_t>> partTerms =
+          getSumTerms(part, classes, symbolOf, depth + 1);
+      if (!partTerms) {
+        complete = false;
+        break;
+      }
+      for (int64_t term : *partTerms) {
+        if (TensorSpec::getSymbol(term))
+          terms.push_back(term);
+        else
+          constant += term;
+      }
+    }
+    if (!complete || terms.empty())
+      continue;
+    if (constant != 0)
+      terms.push_back(constant);
+    return terms;
+  }
+  return std::nullopt;
+}
+
+/// The symbol of the size that is the sum of `terms`, added to `signature`
+/// if it is new: named after its terms, `past_plus_seq`.
+int64_t getSumSymbol(ArrayRef<int64_t> terms, EntrySignature &signature) {
+  signature.dimSums.resize(signature.dimNames.size());
+  for (auto [symbol, sum] : llvm::enumerate(signature.dimSums))
+    if (ArrayRef<int64_t>(sum) == terms)
+      return symbol;
+  std::string name;
+  for (int64_t term : terms) {
+    if (!name.empty())
+      name += "_plus_";
+    std::optional<int64_t> symbol = TensorSpec::getSymbol(term);
+    name += symbol ? signature.dimNames[*symbol] : std::to_string(term);
+  }
+  signature.dimNames.push_back(name);
+  signature.dimSums.emplace_back(terms.begin(), terms.end());
+  return signature.dimNames.size() - 1;
 }
 
 /// The name of the dynamic size that dimension `dim` of input `spec` gets
@@ -417,12 +513,22 @@ LogicalResult tfm::bindEntryDims(func::FuncOp entry,
         spec.dims[d] = size;
         continue;
       }
+      // A sum of the inputs' sizes (`present = concat(past, new)` is past +
+      // seq long): a size of its own, which the caller computes.
+      if (std::optional<SmallVector<int64_t>> terms =
+              getSumTerms(root, classes, symbolOf)) {
+        spec.dims[d] =
+            terms->size() == 1
+                ? terms->front()
+                : TensorSpec::symbolDim(getSumSymbol(*terms, signature));
+        continue;
+      }
       return mlir::emitError(entry.getLoc())
              << "entry @" << entry.getSymName() << ": dimension " << d
              << " of result " << i << " (" << spec.name
-             << ") is computed from the inputs' sizes rather than equal to "
-                "one of them; tfm's binaries return results whose dynamic "
-                "sizes are input sizes";
+             << ") is computed from the inputs' sizes other than as their "
+                "sum; tfm's binaries return results whose dynamic sizes "
+                "are input sizes or sums of them";
     }
   }
   return success();

@@ -92,7 +92,8 @@ static bool isReservedInC(StringRef name) {
 /// Makes the parameter names of the typed entry distinct C identifiers: a
 /// keyword gets a `_`, a name seen before a `_1`, `_2`, ... (two inputs
 /// named "x.1" and "x:1" sanitize alike). The inputs' and outputs' names
-/// come first, so that a dynamic size named like a tensor is renamed.
+/// come first, so that a dynamic size named like a tensor is renamed; a
+/// dynamic size named `scalar` is renamed too (the signature's rank 0).
 static void uniqueParameterNames(EntrySignature &signature) {
   llvm::StringSet<> used;
   auto unique = [&](std::string &name) {
@@ -107,8 +108,13 @@ static void uniqueParameterNames(EntrySignature &signature) {
     unique(spec.name);
   for (TensorSpec &spec : signature.outputs)
     unique(spec.name);
-  for (std::string &name : signature.dimNames)
+  for (std::string &name : signature.dimNames) {
+    // In the signature text, `scalar` is the shape of rank 0: a size of
+    // that name would turn a [scalar] input into a rank-0 one.
+    if (name == "scalar")
+      name += "_";
     unique(name);
+  }
 }
 
 /// Checks one input or output and appends it to `specs`.
@@ -226,6 +232,10 @@ static LogicalResult applyMaxSizes(func::FuncOp entry,
              << ")";
       return diag;
     }
+    if (!signature.getSum(it - signature.dimNames.begin()).empty())
+      return mlir::emitError(entry.getLoc())
+             << "max size '" << text << "': " << name
+             << " is a sum of other sizes; bound those";
     signature.dimBounds[it - signature.dimNames.begin()] = bound;
   }
   OpBuilder b = OpBuilder::atBlockBegin(&entry.getBody().front());
@@ -377,6 +387,14 @@ void recordEntrySignature(ModuleOp module, const EntrySignature &signature) {
       fields.push_back(
           NamedAttribute(StringAttr::get(ctx, "dim_bounds"),
                          DenseI64ArrayAttr::get(ctx, signature.dimBounds)));
+    // The sizes that are sums of others (EntrySignature::dimSums).
+    if (llvm::any_of(signature.dimSums, [](auto &s) { return !s.empty(); })) {
+      SmallVector<Attribute> sums;
+      for (size_t i = 0; i < signature.dimNames.size(); ++i)
+        sums.push_back(DenseI64ArrayAttr::get(ctx, signature.getSum(i)));
+      fields.push_back(NamedAttribute(StringAttr::get(ctx, "dim_sums"),
+                                      ArrayAttr::get(ctx, sums)));
+    }
   }
   module->setAttr(kEntrySignatureAttr, DictionaryAttr::get(ctx, fields));
 }
@@ -460,6 +478,21 @@ FailureOr<EntrySignature> readEntrySignature(ModuleOp module) {
       signature.dimBounds.assign(bounds.asArrayRef().begin(),
                                  bounds.asArrayRef().end());
   }
+  if (auto sums = dict ? dict.getAs<ArrayAttr>("dim_sums") : ArrayAttr()) {
+    validNames &= sums.size() == numSymbols;
+    for (Attribute sum : sums) {
+      auto terms = dyn_cast<DenseI64ArrayAttr>(sum);
+      validNames &=
+          terms && llvm::all_of(terms.asArrayRef(), [&](int64_t t) {
+            std::optional<int64_t> symbol = TensorSpec::getSymbol(t);
+            return symbol ? *symbol < static_cast<int64_t>(numSymbols) : t >= 0;
+          });
+      if (!validNames)
+        break;
+      signature.dimSums.emplace_back(terms.asArrayRef().begin(),
+                                     terms.asArrayRef().end());
+    }
+  }
   if (!name || !validNames ||
       !attrToSpecs(dict.get("inputs"), numSymbols, signature.inputs) ||
       !attrToSpecs(dict.get("outputs"), numSymbols, signature.outputs))
@@ -493,9 +526,20 @@ static std::string shapeText(const TensorSpec &spec,
 static std::string signatureText(const EntrySignature &signature) {
   bool dynamic = !signature.dimNames.empty();
   std::string text = dynamic ? "tfm-signature-v2\n" : "tfm-signature-v1\n";
-  for (auto [dim, bound] :
-       llvm::zip_equal(signature.dimNames, signature.dimBounds))
+  for (auto [symbol, dim] : llvm::enumerate(signature.dimNames)) {
+    // A sum of sizes: `sum past_plus_seq past seq`.
+    if (ArrayRef<int64_t> terms = signature.getSum(symbol); !terms.empty()) {
+      text += "sum " + dim;
+      for (int64_t term : terms) {
+        std::optional<int64_t> part = TensorSpec::getSymbol(term);
+        text += " " + (part ? signature.dimNames[*part] : std::to_string(term));
+      }
+      text += "\n";
+      continue;
+    }
+    int64_t bound = signature.dimBounds[symbol];
     text += "dim " + dim + (bound ? " " + std::to_string(bound) : "") + "\n";
+  }
   // The inputs that generation fills (tfm-kv-cache) are marked.
   for (const TensorSpec &in : signature.inputs)
     text += llvm::formatv(
@@ -730,7 +774,7 @@ tfm_kv_state *tfm_kv_state_create_for(const char *signature,
 void tfm_kv_state_destroy(tfm_kv_state *state);
 /* Forgets every position, to start new sequences. */
 void tfm_kv_state_reset(tfm_kv_state *state);
-/* The positions the caches hold, and the most they can hold (--max-seq). */
+/* The positions the caches hold, and the most they can hold (--kv-cache=N). */
 int64_t tfm_kv_state_length(const tfm_kv_state *state);
 int64_t tfm_kv_state_capacity(const tfm_kv_state *state);
 /* The logits of one position. */
@@ -802,6 +846,20 @@ std::string renderHeader(const EntrySignature &signature, StringRef source,
       os << " (larger sizes end the\n *   process with a message and exit "
             "code 1)";
     os << "\n";
+    for (auto [symbol, name] : llvm::enumerate(signature.dimNames)) {
+      ArrayRef<int64_t> terms = signature.getSum(symbol);
+      if (terms.empty())
+        continue;
+      os << " *   " << name << " = ";
+      llvm::interleave(
+          terms, os,
+          [&](int64_t term) {
+            std::optional<int64_t> part = TensorSpec::getSymbol(term);
+            os << (part ? signature.dimNames[*part] : std::to_string(term));
+          },
+          " + ");
+      os << ": an output's size, passed computed\n";
+    }
   }
   auto describe = [&](const TensorSpec &spec, StringRef role) {
     os << " *   " << spec.name << ": " << getCType(spec.type.getElementType())

@@ -45,12 +45,29 @@ static std::string describeArg(func::FuncOp entry, unsigned arg) {
          (name ? " ('" + name.getValue().str() + "')" : std::string());
 }
 
+/// The name of the position argument: the caches' past axis's, else
+/// "past", made unlike the names of the other arguments.
+static std::string getPositionName(func::FuncOp entry, StringRef axisName) {
+  std::string name = axisName.empty() ? "past" : axisName.str();
+  auto taken = [&](StringRef candidate) {
+    for (unsigned i = 0, e = entry.getNumArguments(); i < e; ++i)
+      if (auto argName = entry.getArgAttrOfType<StringAttr>(i, "tfm.name"))
+        if (argName.getValue() == candidate)
+          return true;
+    return false;
+  };
+  std::string unique = name;
+  for (int suffix = 1; taken(unique); ++suffix)
+    unique = name + "_" + std::to_string(suffix);
+  return unique;
+}
+
 LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
   Location loc = entry.getLoc();
   if (maxLen < 1)
     return emitError(loc) << "a key/value cache needs its length: compile "
-                             "with --max-seq=N (the prompt and the generated "
-                             "tokens together)";
+                             "with --kv-cache=N (the positions it holds: the "
+                             "prompt and the generated tokens together)";
   if (!entry.getBody().hasOneBlock())
     return emitError(loc) << "entry @" << entry.getSymName()
                           << " has more than one block";
@@ -82,9 +99,12 @@ LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
               "= concat(past, new)` of a decoder exported with "
               "past_key_values)";
 
-  // Every cache appends along its second-to-last dimension, of one dynamic
-  // length that the graph names: the position the new argument gives.
-  StringRef lengthName;
+  // Every cache appends along its second-to-last dimension, the past axis,
+  // which the structure gives (past is what the new positions are appended
+  // to), whatever the exporter named it. The caches of one step all hold the
+  // positions before it: one position argument says how many, named like
+  // the past axis where the caches agree on a name.
+  std::optional<StringRef> lengthName;
   for (CachePair &pair : pairs) {
     auto type = cast<RankedTensorType>(pair.past.getType());
     int64_t seqDim = type.getRank() - 2;
@@ -100,17 +120,10 @@ LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
              << type.getDimSize(seqDim)
              << "; export it with the past length as a dynamic axis";
     StringRef name = getDimName(entry, pair.past.getArgNumber(), seqDim);
-    if (name.empty())
-      return emitError(pair.concat.getLoc())
-             << what << " needs its past length named in tfm.dims (ONNX's "
-             << "dim_param), so that every cache is known to share it";
-    if (lengthName.empty())
+    if (!lengthName)
       lengthName = name;
-    else if (name != lengthName)
-      return emitError(pair.concat.getLoc())
-             << what << " has a past length named '" << name << "', and "
-             << "another cache '" << lengthName
-             << "'; the caches of one model share their length";
+    else if (name != *lengthName)
+      lengthName = "";
     for (Operation *user : pair.past.getUsers()) {
       if (user == pair.concat || isa<tensor::DimOp>(user))
         continue;
@@ -120,7 +133,7 @@ LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
                 "to";
     }
   }
-  std::string positionName = lengthName.str();
+  std::string positionName = getPositionName(entry, *lengthName);
 
   // The position: a rank-0 i64 argument before the first cache.
   MLIRContext *ctx = entry.getContext();

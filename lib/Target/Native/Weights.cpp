@@ -16,6 +16,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace mlir {
@@ -46,6 +48,39 @@ std::pair<Type, unsigned> getElementType(MLIRContext *ctx, StringRef dtype) {
   return {};
 }
 
+/// The deepest nesting of arrays and objects in the JSON text `json`
+/// (strings skipped), counted without recursion, up to `limit` + 1. A
+/// safetensors header nests 3 deep (the entries, an entry, its shape);
+/// llvm::json::parse recurses once a level, so a header of a million `[`
+/// would overflow the stack.
+unsigned getNestingDepth(StringRef json, unsigned limit) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // the escaped character, a quote included
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit)
+        return deepest;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+/// The deepest nesting tfm reads in a header; a valid one nests 3 deep.
+constexpr unsigned kMaxHeaderDepth = 16;
+
 class SafetensorsFile {
 public:
   /// Maps and indexes `path`; emits an error at `loc` on a malformed file.
@@ -67,6 +102,13 @@ public:
                             << "' is truncated: its header claims "
                             << headerSize << " bytes";
     StringRef data = bytes.drop_front(8 + headerSize);
+    if (getNestingDepth(bytes.substr(8, headerSize), kMaxHeaderDepth) >
+        kMaxHeaderDepth)
+      return emitError(loc) << "weights file '" << path
+                            << "' has a header that nests arrays and objects "
+                               "more than "
+                            << kMaxHeaderDepth
+                            << " deep; a safetensors header nests 3 deep";
     llvm::Expected<llvm::json::Value> header =
         llvm::json::parse(bytes.substr(8, headerSize));
     if (!header)

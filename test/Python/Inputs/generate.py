@@ -38,6 +38,40 @@ except ValueError as e:
     print("ValueError:", e)
 state.reset()
 print("after reset:", state.length)
+# Bad arguments raise before C is called: a token count below 1 (as the
+# executables' --generate), ids outside the vocabulary, ids that are not
+# integers; and every use of a closed state.
+for steps in (0, -3, 2.0):
+    try:
+        compiled.generate(prompt, steps)
+    except ValueError as e:
+        print("ValueError:", e)
+bad = prompt.copy()
+bad[1, 4] = state.vocab
+for call in (lambda: state.prefill(bad),
+             lambda: state.step(np.array([3, -1])),
+             lambda: compiled.generate(bad, 2),
+             lambda: state.step(np.array([1.0, 2.0]))):
+    try:
+        call()
+    except ValueError as e:
+        print("ValueError:", e)
+print("length after the refusals:", state.length)
+state.close()
+for name, call in (("step", lambda: state.step(np.array([1, 2]))),
+                   ("prefill", lambda: state.prefill(prompt)),
+                   ("length", lambda: state.length),
+                   ("capacity", lambda: state.capacity),
+                   ("reset", state.reset)):
+    try:
+        call()
+        print(name, "after close: no error")
+    except ValueError as e:
+        print(name, "after close: ValueError:", e)
+state.close()  # twice is harmless
+with compiled.start(batch=1) as scoped:
+    scoped.prefill(prompt[:1])
+print("closed after with:", scoped.closed)
 try:
     tfm.load(tfm.compile(onnx, os.path.join(work, "libplain.so"),
                          kv_cache=True, max_seq=48)).start(batch=0)

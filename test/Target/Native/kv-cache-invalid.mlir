@@ -1,7 +1,7 @@
 // RUN: tfm-opt %s --split-input-file --tfm-kv-cache=max-len=32 --verify-diagnostics
 // RUN: not tfm-opt %s --split-input-file --tfm-kv-cache 2>&1 | FileCheck %s --check-prefix=LEN
 
-// LEN: error: a key/value cache needs its length: compile with --max-seq=N
+// LEN: error: a key/value cache needs its length: compile with --kv-cache=N
 
 // expected-error @+1 {{entry @main has no key/value cache: none of its results is one of its arguments with this call's positions appended}}
 func.func @main(%x: tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32> {
@@ -15,27 +15,6 @@ func.func @main(%past: tensor<1x2x?x4xf32> {tfm.dims = ["", "", "past", ""]},
   // expected-error @+1 {{the cache of argument 0 is appended to along dimension 1; tfm's caches are [..., length, head_dim]}}
   %c = tensor.concat dim(1) %past, %k : (tensor<1x2x?x4xf32>, tensor<1x?x2x4xf32>) -> tensor<1x?x?x4xf32>
   return %c : tensor<1x?x?x4xf32>
-}
-
-// -----
-
-func.func @main(%past: tensor<1x2x?x4xf32> {tfm.name = "past_key"},
-                %k: tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32> {
-  // expected-error @+1 {{argument 0 ('past_key') needs its past length named in tfm.dims}}
-  %c = tensor.concat dim(2) %past, %k : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
-  return %c : tensor<1x2x?x4xf32>
-}
-
-// -----
-
-func.func @main(%pk: tensor<1x2x?x4xf32> {tfm.dims = ["", "", "past", ""]},
-                %pv: tensor<1x2x?x4xf32> {tfm.dims = ["", "", "other", ""]},
-                %k: tensor<1x2x?x4xf32>)
-    -> (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) {
-  %ck = tensor.concat dim(2) %pk, %k : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
-  // expected-error @+1 {{argument 1 has a past length named 'other', and another cache 'past'; the caches of one model share their length}}
-  %cv = tensor.concat dim(2) %pv, %k : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
-  return %ck, %cv : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>
 }
 
 // -----

@@ -43,3 +43,43 @@ func.func @main(%ids: tensor<1x?xi64> {tfm.name = "ids", tfm.dims = ["", "seq"]}
       : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, index) -> tensor<1x2x?x4xf32>
   return %o, %keys, %values : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>
 }
+
+// -----
+
+// The caches are found by the structure (a result that is an argument with
+// rows appended along its second-to-last dimension), not by names: pasts
+// whose length is unnamed, or named differently by each input (as
+// torch.onnx.export names axes given without names), share one position,
+// named `past`, or `past_1` where an input is named `past` already.
+// CHECK-LABEL: func.func @main(
+//  CHECK-SAME:   %[[POS:.*]]: tensor<i64> {tfm.kv_position, tfm.name = "past_1"},
+//  CHECK-SAME:   %[[K:.*]]: tensor<1x2x32x4xf32> {tfm.kv_cache, tfm.name = "pk"},
+//  CHECK-SAME:   %[[V:.*]]: tensor<1x2x32x4xf32> {tfm.dims = ["", "", "", ""], tfm.kv_cache, tfm.name = "pv"},
+//  CHECK-SAME:   %{{.*}}: tensor<1x2x?x4xf32> {tfm.name = "past"}
+//       CHECK:   %[[P:.*]] = arith.index_cast
+//       CHECK:   tfm.kv_cache_append %[[K]], %{{.*}} at %[[P]]
+//       CHECK:   tfm.kv_cache_append %[[V]], %{{.*}} at %[[P]]
+func.func @main(%pk: tensor<1x2x?x4xf32> {tfm.name = "pk"},
+                %pv: tensor<1x2x?x4xf32> {tfm.name = "pv", tfm.dims = ["", "", "pv_dynamic_axes_1", ""]},
+                %k: tensor<1x2x?x4xf32> {tfm.name = "past"})
+    -> (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) {
+  %ck = tensor.concat dim(2) %pk, %k : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
+  %cv = tensor.concat dim(2) %pv, %k : (tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>) -> tensor<1x2x?x4xf32>
+  %y = arith.negf %k : tensor<1x2x?x4xf32>
+  return %y, %ck, %cv : tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>, tensor<1x2x?x4xf32>
+}
+
+// -----
+
+// Hugging Face's names: the position is named like the past axis that the
+// caches share.
+// CHECK-LABEL: func.func @main(
+//  CHECK-SAME:   tensor<i64> {tfm.kv_position, tfm.name = "past_sequence_length"}
+//  CHECK-SAME:   tensor<?x2x32x4xf32> {tfm.dims = ["batch_size", "", "", ""], tfm.kv_cache, tfm.name = "past_key_values.0.key"}
+func.func @main(%pk: tensor<?x2x?x4xf32> {tfm.name = "past_key_values.0.key", tfm.dims = ["batch_size", "", "past_sequence_length", ""]},
+                %k: tensor<?x2x?x4xf32> {tfm.name = "k", tfm.dims = ["batch_size", "", "sequence_length", ""]})
+    -> (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) {
+  %ck = tensor.concat dim(2) %pk, %k : (tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>) -> tensor<?x2x?x4xf32>
+  %y = arith.negf %k : tensor<?x2x?x4xf32>
+  return %y, %ck : tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>
+}

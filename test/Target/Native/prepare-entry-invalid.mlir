@@ -1,12 +1,13 @@
 // RUN: tfm-opt %s --tfm-prepare-entry -split-input-file -verify-diagnostics
 
-// A dynamic result size that is not an input's (the class token makes
-// the sequence one longer) cannot be allocated by the caller.
+// A dynamic result size that is neither an input's nor a sum of them (a
+// product: the batch of 2 folded into the sequence) cannot be allocated by
+// the caller. (Sums can: prepare-entry-sum-sizes.mlir.)
 
-// expected-error @+1 {{entry @main: dimension 1 of result 0 (result0) is computed from the inputs' sizes rather than equal to one of them; tfm's binaries return results whose dynamic sizes are input sizes}}
-func.func @main(%x: tensor<2x?x8xf32>, %cls: tensor<1x1x8xf32>) -> tensor<2x?x8xf32> {
-  %r = tfm.prepend_class_token %x, %cls : (tensor<2x?x8xf32>, tensor<1x1x8xf32>) -> tensor<2x?x8xf32>
-  return %r : tensor<2x?x8xf32>
+// expected-error @+1 {{entry @main: dimension 0 of result 0 (result0) is computed from the inputs' sizes other than as their sum; tfm's binaries return results whose dynamic sizes are input sizes or sums of them}}
+func.func @main(%x: tensor<2x?x8xf32>) -> tensor<?x8xf32> {
+  %r = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x?x8xf32> into tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
 }
 
 // -----

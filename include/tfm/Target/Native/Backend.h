@@ -31,7 +31,22 @@ mlir::LogicalResult optimizeModule(llvm::Module &module,
                                    llvm::TargetMachine &machine,
                                    unsigned optLevel, std::string &error);
 
-/// Writes `module` as an object file to `path`.
+/// Writes one of the compiler's outputs to `path` as a whole: `write`
+/// fills a temporary file next to it, which is then renamed over `path`
+/// (a symbolic link's target), so that a process that has the old file
+/// mapped (a loaded library, a running executable) keeps it intact and a
+/// failed write leaves `path` as it was. "-" is stdout, and a path that is
+/// not a regular file (/dev/null, /dev/full, a pipe) is written in place.
+/// `executable` makes the file rwxr-xr-x. On failure sets `error`, which
+/// names `path`, or leaves the one that `write` set.
+mlir::LogicalResult writeOutputFile(
+    llvm::StringRef path, bool executable,
+    llvm::function_ref<mlir::LogicalResult(llvm::raw_pwrite_stream &os,
+                                           std::string &error)>
+        write,
+    std::string &error);
+
+/// Writes `module` as an object file to `path` (with writeOutputFile).
 mlir::LogicalResult emitObjectFile(llvm::Module &module,
                                    llvm::TargetMachine &machine,
                                    llvm::StringRef path, std::string &error);

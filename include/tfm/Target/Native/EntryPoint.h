@@ -53,6 +53,18 @@ struct EntrySignature {
   std::vector<std::string> dimNames;
   /// Per dynamic size its upper bound (--max-size), or 0 for none.
   std::vector<int64_t> dimBounds;
+  /// Per dynamic size, empty where an input has it; else the terms whose
+  /// sum it is (symbolDim(i) for the i-th size, or a constant): a size that
+  /// only outputs have, such as the `past + seq` of a concatenation. These
+  /// come after the inputs' sizes, and the caller passes them too, summed.
+  /// Shorter than dimNames when no size is a sum.
+  std::vector<std::vector<int64_t>> dimSums;
+
+  /// The terms of size `symbol` if it is a sum, else empty.
+  llvm::ArrayRef<int64_t> getSum(size_t symbol) const {
+    return symbol < dimSums.size() ? llvm::ArrayRef<int64_t>(dimSums[symbol])
+                                   : llvm::ArrayRef<int64_t>();
+  }
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
 };
@@ -68,8 +80,10 @@ std::string sanitizeName(llvm::StringRef name);
 /// Finds which dynamic dimensions of the inputs and outputs of `entry`
 /// (whose specs `signature` holds) the graph requires to be equal, gives
 /// each class of them a name in `signature.dimNames`, and fills in the
-/// specs' `dims`. Emits an error if an output's dynamic size is not one of
-/// the inputs'.
+/// specs' `dims`. An output's dynamic size that is a sum of the inputs'
+/// (a concatenation's, `past + seq`) becomes a size of its own, in
+/// `signature.dimSums`. Emits an error if an output's dynamic size is
+/// neither.
 mlir::LogicalResult bindEntryDims(mlir::func::FuncOp entry,
                                   EntrySignature &signature);
 
@@ -82,7 +96,7 @@ constexpr const char *kKvPositionAttr = "tfm.kv_position";
 
 /// Rewrites `entry`, a decoder exported "with past" (each `present` result
 /// the `concat(past, new)` of a `past` argument along its second-to-last
-/// dimension, all pasts of one dynamic length named in tfm.dims), into a
+/// dimension, whose dynamic length is the past's, whatever its name), into a
 /// step over key/value caches of `maxLen` positions: each past argument
 /// becomes a cache of `maxLen` positions (kKvCacheAttr), a rank-0 i64
 /// argument (kKvPositionAttr) says how many of them are filled, and each

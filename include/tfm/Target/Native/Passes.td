@@ -35,16 +35,22 @@ def TfmKvCache : Pass<"tfm-kv-cache", "::mlir::ModuleOp"> {
     over caches of `max-len` positions that the caller allocates once:
 
     - each past argument becomes a cache `[batch, heads, max-len,
-      head_dim]` (`tfm.kv_cache`), and a new rank-0 `i64` argument, named
-      like the past length (`past`), says how many positions it holds
-      (`tfm.kv_position`); every use of the past length reads it;
+      head_dim]` (`tfm.kv_cache`), and a new rank-0 `i64` argument says how
+      many positions the caches hold (`tfm.kv_position`); every use of the
+      past length reads it;
     - each concat becomes `tfm.kv_cache_append`, whose prefix the
       attention reads and whose updated cache replaces the present result
       (`tfm.kv_cache` = the cache argument's index).
 
+    The caches are found by the graph's structure, not by names: a result
+    that is an argument concatenated with new rows along its
+    second-to-last dimension (the past axis) is a cache. The caches share
+    one position, named like their past axis where they agree on a name
+    (ONNX's dim_param: `past`, `past_sequence_length`), else `past`.
+
     Bufferization then writes the new positions into the caller's buffers
     in place, and tfm-prepare-entry leaves the updated caches out of the
-    outputs. `tfm-compile --kv-cache` runs it with `--max-seq`'s length.
+    outputs. `tfm-compile --kv-cache=N` runs it with `max-len=N`.
   }];
   let options = [
     Option<"entry", "entry", "std::string", /*default=*/"",
