@@ -10,8 +10,13 @@ valid_lens, a causal flag or an additive mask, multi_head_attention,
 split/merge heads, masked_softmax) and from the unfused patterns that the
 graph optimizer fuses (d2l's scaled dot-product attention as batch_matmul,
 a scale, masked_softmax and batch_matmul; GELU spelled with math.erf). Sizes
-are drawn from 1, small primes and powers of two; valid lengths include 0
-and the full length. Every case is compiled
+are drawn from 1, small primes and powers of two; valid lengths from -2 to
+the full length, 0 and the full length always among them. Half the cases
+have dynamic sizes: the batch (6 or 9) and the sequence length (10 or 11)
+are `?` in every type, heads folded into the batch (`6 * h`) too, and the
+one executable runs at the sizes drawn (the blocks that need a constant of
+the whole shape, the unfused attention and GELU patterns, are left out of
+those). Every case is compiled
 
     fused      tfm-compile (the default pipeline)
     unfused    tfm-compile --no-fusion
@@ -27,6 +32,7 @@ script exit with 1 at the end. It prints the cases it ran and what it found.
 import argparse
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -60,8 +66,12 @@ class Case:
         return (self.rng.standard_normal(shape) * scale).astype(np.float32)
 
     def lens(self, batch, high):
-        lens = self.rng.integers(0, high + 1, size=batch)
-        if batch >= 2:
+        """Valid lengths from -2 to HIGH: 0 or below masks every key (d2l's
+        uniform weights)."""
+        lens = self.rng.integers(-2, high + 1, size=batch)
+        if batch >= 3:
+            lens[self.rng.choice(batch, 3, replace=False)] = [0, high, -1]
+        elif batch == 2:
             lens[self.rng.choice(batch, 2, replace=False)] = [0, high]
         return lens.astype(np.int32)
 
@@ -226,13 +236,42 @@ BLOCKS = [linear, ffn, layer_norm, add_norm, gelu, gelu_pattern, attention,
           residual]
 
 
+# Dynamic cases: batch and sequence sizes that no static size equals, nor
+# a product of the batch and a head count (split_heads folds heads into the
+# batch), so that every size that is theirs, and only those, becomes `?`.
+DYNAMIC_BATCH, DYNAMIC_SEQ = (6, 9), (10, 11)
+STATIC_ONLY = {"attention_pattern", "gelu_pattern"}
+
+
+def dynamic_sizes(batch, seq):
+    return {seq} | {batch * h for h in (1, 2, 3, 4)}
+
+
+def make_dynamic(text, sizes):
+    """TEXT with every dimension in SIZES of every tensor type made `?`."""
+    def rewrite(match):
+        dims = [d for d in match.group(1).split("x") if d]
+        return "tensor<" + "".join(
+            ("?" if int(d) in sizes else d) + "x" for d in dims) \
+            + match.group(2) + ">"
+    return re.sub(r"tensor<((?:\d+x)*)(\w+)>", rewrite, text)
+
+
 def make_case(rng):
     c = Case(rng)
-    shape = tuple(int(rng.choice(SIZES)) for _ in range(3))
+    c.dynamic = rng.random() < 0.5
+    if c.dynamic:
+        shape = (int(rng.choice(DYNAMIC_BATCH)), int(rng.choice(DYNAMIC_SEQ)),
+                 int(rng.choice(SIZES)))
+        blocks = [b for b in BLOCKS if b.__name__ not in STATIC_ONLY]
+    else:
+        shape = tuple(int(rng.choice(SIZES)) for _ in range(3))
+        blocks = BLOCKS
+    c.sizes = dynamic_sizes(*shape[:2]) if c.dynamic else set()
     first = c.randn(*shape)
     x, r = c.input(first), first.astype(np.float64)
     for _ in range(int(rng.integers(2, 6))):
-        block = BLOCKS[int(rng.integers(len(BLOCKS)))]
+        block = blocks[int(rng.integers(len(blocks)))]
         out = block(c, x, r)
         if out is None:
             continue
@@ -248,7 +287,7 @@ def make_case(rng):
 def run_case(index, c, expected, compiler, work, gpu):
     case_dir = os.path.join(work, f"case{index}")
     os.makedirs(case_dir, exist_ok=True)
-    text = c.f.text()
+    text = make_dynamic(c.f.text(), c.sizes) if c.dynamic else c.f.text()
     path = os.path.join(case_dir, "graph.mlir")
     runner.write_text(path, text)
     inputs = runner.save_arrays(case_dir, c.inputs)
@@ -297,6 +336,7 @@ def main():
     failures_dir = os.path.join(args.work, "failures")
     os.makedirs(failures_dir, exist_ok=True)
     start, cases, failures, blocks = time.time(), 0, 0, {}
+    dynamic = 0
     while time.time() - start < args.seconds:
         case_seed = seed + cases
         c, expected = make_case(np.random.default_rng(case_seed))
@@ -305,13 +345,15 @@ def main():
         case_dir, problems = run_case(case_seed, c, expected, args.compiler,
                                       args.work, gpu=cases % 3 == 0)
         cases += 1
+        dynamic += c.dynamic
         if problems:
             failures += 1
             kept = os.path.join(failures_dir, os.path.basename(case_dir))
             shutil.rmtree(kept, ignore_errors=True)
             shutil.move(case_dir, kept)
             runner.write_text(os.path.join(kept, "problems.txt"),
-                              f"seed {case_seed}; blocks {c.blocks}\n"
+                              f"seed {case_seed}; blocks {c.blocks}; "
+                              f"dynamic {c.dynamic}\n"
                               + "\n".join(problems) + "\n")
             print(f"seed {case_seed} ({' '.join(c.blocks)}): "
                   + "; ".join(p.splitlines()[0] for p in problems),
@@ -319,8 +361,8 @@ def main():
         elif not args.keep:
             shutil.rmtree(case_dir, ignore_errors=True)
     elapsed = time.time() - start
-    print(f"{cases} cases in {elapsed:.0f} s from seed {seed}, "
-          f"{failures} failed")
+    print(f"{cases} cases ({dynamic} with dynamic sizes) in {elapsed:.0f} s "
+          f"from seed {seed}, {failures} failed")
     print("blocks: " + ", ".join(f"{k} {v}" for k, v in sorted(
         blocks.items())))
     return 1 if failures else 0

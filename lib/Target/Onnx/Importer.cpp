@@ -666,6 +666,20 @@ void Importer::assertAtMost(const SymbolicSize &size,
   cf::AssertOp::create(b, within, text);
 }
 
+void Importer::assertEqual(const SymbolicSize &lhs, const SymbolicSize &rhs,
+                           const Twine &message) {
+  if (std::optional<int64_t> difference = (lhs - rhs).getConstant();
+      difference && *difference == 0)
+    return;
+  std::string text;
+  if (currentNode)
+    text += describeNode(*currentNode, currentIndex) + ": ";
+  text += message.str();
+  Value equal = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
+                                      materialize(lhs), materialize(rhs));
+  cf::AssertOp::create(b, equal, text);
+}
+
 SmallVector<OpFoldResult>
 Importer::getMixedSizes(ArrayRef<SymbolicSize> sizes) {
   return llvm::map_to_vector(sizes, [&](const SymbolicSize &size) {

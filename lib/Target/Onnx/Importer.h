@@ -219,6 +219,10 @@ public:
   /// the first `seq` rows of a table of 512).
   void assertAtMost(const SymbolicSize &size, const SymbolicSize &bound,
                     const Twine &message);
+  /// Like assertAtMost, for `lhs == rhs` (nothing when they are equal
+  /// constants).
+  void assertEqual(const SymbolicSize &lhs, const SymbolicSize &rhs,
+                   const Twine &message);
   /// A tensor of `shape` filled with `value` (a splat constant when the
   /// shape is static, else linalg.fill).
   Value splat(ArrayRef<SymbolicSize> shape, Type elementType, double value);

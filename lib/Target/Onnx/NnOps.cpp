@@ -42,10 +42,17 @@ static Value transposeMatrix(Importer &importer, Value value,
     return importer.constant(
         DenseElementsAttr::getFromRawBuffer(resultType, transposed));
   }
-  return linalg::TransposeOp::create(importer.builder(), value,
-                                     importer.empty(resultType),
-                                     ArrayRef<int64_t>{1, 0})
-      ->getResult(0);
+  // A computed matrix may have dynamic sizes: its transpose's are its own,
+  // swapped.
+  SymbolicShape shape = importer.shapeOf(value);
+  std::swap(shape[0], shape[1]);
+  return importer.withShape(
+      linalg::TransposeOp::create(
+          importer.builder(), value,
+          importer.empty(shape, type.getElementType()),
+          ArrayRef<int64_t>{1, 0})
+          ->getResult(0),
+      shape);
 }
 
 static FailureOr<RankedTensorType>
@@ -73,20 +80,29 @@ static LogicalResult importMatMul(Importer &importer,
   if (lhsType->getElementType() != rhsType->getElementType())
     return importer.emitError()
            << "MatMul of " << *lhsType << " and " << *rhsType;
-  int64_t k = lhsType->getShape().back();
-  if (rhsType->getDimSize(rhsType->getRank() - 2) != k)
+  int64_t k = lhsType->getShape().back(),
+          rhsK = rhsType->getDimSize(rhsType->getRank() - 2);
+  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(rhsK) && rhsK != k)
     return importer.emitError() << "MatMul of " << *lhsType << " and "
                                 << *rhsType << ": inner dimensions differ";
   FailureOr<Value> lhs = importer.getValue(node, 0);
-  if (failed(lhs))
+  FailureOr<Value> rhs = importer.getValue(node, 1);
+  if (failed(lhs) || failed(rhs))
     return failure();
   ImplicitLocOpBuilder &b = importer.builder();
+  // Inner dimensions that are dynamic sizes of different names are checked
+  // when the model runs.
+  SymbolicSize lhsInner = importer.shapeOf(*lhs).back();
+  SymbolicSize rhsInner =
+      importer.shapeOf(*rhs)[rhsType->getRank() - 2];
+  if (lhsInner != rhsInner)
+    importer.assertEqual(lhsInner, rhsInner,
+                         "the inner dimensions of the product differ: " +
+                             importer.str(lhsInner) + " and " +
+                             importer.str(rhsInner));
 
   // x · W for a matrix W: nn.Linear with the weight Wᵀ.
   if (rhsType->getRank() == 2) {
-    FailureOr<Value> rhs = importer.getValue(node, 1);
-    if (failed(rhs))
-      return failure();
     Value weight =
         transposeMatrix(importer, *rhs, importer.getConstant(node, 1));
     SymbolicShape shape = importer.shapeOf(*lhs);
@@ -98,9 +114,6 @@ static LogicalResult importMatMul(Importer &importer,
   }
 
   // Batched: broadcast the batch dimensions, then tfm.batch_matmul.
-  FailureOr<Value> rhs = importer.getValue(node, 1);
-  if (failed(rhs))
-    return failure();
   SymbolicShape lhsShape = importer.shapeOf(*lhs),
                 rhsShape = importer.shapeOf(*rhs);
   ArrayRef<SymbolicSize> lhsBatch = ArrayRef(lhsShape).drop_back(2),
