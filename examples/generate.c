@@ -39,13 +39,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "error: %s\n", error);
     return 1;
   }
-  int64_t vocab = tfm_kv_state_vocab(state);
+  int64_t vocab = gpt_kv_state_vocab(state);
   float *logits = malloc(sizeof(float) * length * vocab);
 
   /* The prompt in one call: the logits of its last position choose the
    * first token. */
   if (gpt_prefill(state, prompt, length, logits) != 0) {
-    fprintf(stderr, "error: %s\n", tfm_kv_state_error(state));
+    fprintf(stderr, "error: %s\n", gpt_kv_state_error(state));
     return 1;
   }
   int64_t token = argmax(logits + (length - 1) * vocab, vocab);
@@ -55,16 +55,16 @@ int main(int argc, char **argv) {
       break;
     /* One token against the caches: its logits choose the next. */
     if (gpt_step(state, &token, logits) != 0) {
-      fprintf(stderr, "error: %s\n", tfm_kv_state_error(state));
+      fprintf(stderr, "error: %s\n", gpt_kv_state_error(state));
       return 1;
     }
     token = argmax(logits, vocab);
   }
   printf("\n");
   fprintf(stderr, "%lld of %lld positions used\n",
-          (long long)tfm_kv_state_length(state),
-          (long long)tfm_kv_state_capacity(state));
-  tfm_kv_state_destroy(state);
+          (long long)gpt_kv_state_length(state),
+          (long long)gpt_kv_state_capacity(state));
+  gpt_kv_state_destroy(state);
   free(logits);
   free(prompt);
   return 0;

@@ -25,6 +25,12 @@ typedef struct tfm_kv_state tfm_kv_state;
 /// A compiled model's packed entry point (tfm_run_dims).
 typedef int (*tfm_run_dims_fn)(const int64_t *dims, void **buffers);
 
+// The declarations from here to the end marker are also a library's: its
+// header (lib/Target/Native/Header.cpp) copies them with the library's
+// symbol prefix for `tfm` (gpt_kv_state_run for tfm_kv_state_run), the
+// names under which the library exports these functions.
+// BEGIN LIBRARY API
+
 /// Allocates empty caches for `batch` sequences of the model whose
 /// signature text and entry point these are. Returns NULL, with a message
 /// in error[0..error_size), when the model has no caches, is not a decoder
@@ -49,13 +55,16 @@ int64_t tfm_kv_state_vocab(const tfm_kv_state *state);
 /// Runs the model on `ids` ([batch, seq], int64) at the caches' position,
 /// writes `logits` ([batch, seq, vocab], float) and appends the seq
 /// positions to the caches. Returns 0; or, leaving the state as it was, 1
-/// when seq is below 1 or the caches cannot hold seq more positions, with
-/// a message in the state (tfm_kv_state_error).
+/// when seq is below 1, an id is outside the vocabulary or the caches
+/// cannot hold seq more positions, with a message in the state
+/// (tfm_kv_state_error).
 int tfm_kv_state_run(tfm_kv_state *state, const int64_t *ids, int64_t seq,
                      float *logits);
 
 /// The message of the last failed run.
 const char *tfm_kv_state_error(const tfm_kv_state *state);
+
+// END LIBRARY API
 
 #ifdef __cplusplus
 }

@@ -35,6 +35,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import types
 
 import numpy as np
 
@@ -213,6 +214,7 @@ class Model:
         self.signature = Signature(
             ctypes.string_at(ctypes.addressof(text)).decode())
         self._run = getattr(self._lib, f"{prefix}_run_dims")
+        self._prefix = prefix
         self._run.argtypes = [ctypes.POINTER(ctypes.c_int64),
                               ctypes.POINTER(ctypes.c_void_p)]
         self._run.restype = ctypes.c_int32
@@ -348,33 +350,38 @@ class KvState:
                 not isinstance(batch, (int, np.integer))):
             raise TypeError(f"the batch must be an integer, found "
                             f"{batch!r}")
-        lib = model._lib
+        # runtime/Generate.h's functions, which the library exports under
+        # its prefix (gpt_kv_state_run for tfm_kv_state_run).
+        lib = types.SimpleNamespace(**{
+            name: getattr(model._lib, f"{model._prefix}_kv_state_{name}")
+            for name in ("create_for", "destroy", "reset", "length",
+                         "capacity", "vocab", "run", "error")})
         self._lib = lib
         self.batch = int(batch)
-        lib.tfm_kv_state_create_for.restype = ctypes.c_void_p
-        lib.tfm_kv_state_create_for.argtypes = [
+        lib.create_for.restype = ctypes.c_void_p
+        lib.create_for.argtypes = [
             ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_char_p,
             ctypes.c_size_t]
         for name, restype in (("length", ctypes.c_int64),
                               ("capacity", ctypes.c_int64),
                               ("vocab", ctypes.c_int64),
                               ("error", ctypes.c_char_p)):
-            function = getattr(lib, f"tfm_kv_state_{name}")
+            function = getattr(lib, name)
             function.restype = restype
             function.argtypes = [ctypes.c_void_p]
-        lib.tfm_kv_state_run.restype = ctypes.c_int
-        lib.tfm_kv_state_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+        lib.run.restype = ctypes.c_int
+        lib.run.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
                                          ctypes.c_int64, ctypes.c_void_p]
-        lib.tfm_kv_state_destroy.argtypes = [ctypes.c_void_p]
-        lib.tfm_kv_state_reset.argtypes = [ctypes.c_void_p]
+        lib.destroy.argtypes = [ctypes.c_void_p]
+        lib.reset.argtypes = [ctypes.c_void_p]
         error = ctypes.create_string_buffer(512)
         signature = ctypes.addressof(model._signature_text)
-        self._state = lib.tfm_kv_state_create_for(
+        self._state = lib.create_for(
             signature, ctypes.cast(model._run, ctypes.c_void_p), self.batch,
             error, len(error))
         if not self._state:
             raise ValueError(error.value.decode())
-        self.vocab = lib.tfm_kv_state_vocab(self._state)
+        self.vocab = lib.vocab(self._state)
 
     def _handle(self):
         """The C state; raises once it is freed (a null pointer must never
@@ -390,14 +397,14 @@ class KvState:
 
     @property
     def length(self):
-        return self._lib.tfm_kv_state_length(self._handle())
+        return self._lib.length(self._handle())
 
     @property
     def capacity(self):
-        return self._lib.tfm_kv_state_capacity(self._handle())
+        return self._lib.capacity(self._handle())
 
     def reset(self):
-        self._lib.tfm_kv_state_reset(self._handle())
+        self._lib.reset(self._handle())
 
     def _run(self, ids, what):
         state = self._handle()
@@ -414,9 +421,9 @@ class KvState:
                              f"{list(map(int, where))}) is outside the "
                              f"vocabulary of {self.vocab}")
         logits = np.zeros((self.batch, ids.shape[1], self.vocab), np.float32)
-        if self._lib.tfm_kv_state_run(state, ids.ctypes.data, ids.shape[1],
+        if self._lib.run(state, ids.ctypes.data, ids.shape[1],
                                       logits.ctypes.data):
-            raise ValueError(self._lib.tfm_kv_state_error(state).decode())
+            raise ValueError(self._lib.error(state).decode())
         return logits
 
     def prefill(self, ids):
@@ -433,7 +440,7 @@ class KvState:
     def close(self):
         """Frees the caches; the state cannot be used after."""
         if self._state:
-            self._lib.tfm_kv_state_destroy(self._state)
+            self._lib.destroy(self._state)
             self._state = None
 
     def __enter__(self):

@@ -607,23 +607,28 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
             llvm::sys::fs::createTemporaryFile("tfm", "bin", linked))
       return fail("cannot create a temporary file: " + ec.message());
     llvm::FileRemover removeLinked(linked);
-    // A library of a model with key/value caches exports the runtime's
-    // generation functions, which its header's prefill and step call.
-    // tfm-emit-c-interface leaves the signature on the module; a library's
-    // header declares it.
+    // A library exports its prefix's symbols only; one of a model with
+    // key/value caches exports the runtime's generation functions under its
+    // prefix too, for its header's prefill and step. tfm-emit-c-interface
+    // leaves the signature on the module; a library's header declares it.
     std::optional<tfm::EntrySignature> signature;
-    SmallVector<std::string, 1> keep;
+    tfm::LibraryExports exports;
     if (emitKind == EmitKind::Lib) {
       FailureOr<tfm::EntrySignature> read = tfm::readEntrySignature(*module);
       if (failed(read))
         return 1;
       signature = std::move(*read);
+      exports.pattern = symbolPrefix + "_*";
       if (llvm::any_of(signature->inputs, [](const tfm::TensorSpec &in) {
             return in.role == tfm::TensorSpec::Role::KvCache;
           }))
-        keep.push_back("tfm_kv_state_create_for");
+        for (const std::string &function : tfm::getGenerationFunctions())
+          exports.aliases.emplace_back(
+              symbolPrefix + function.substr(strlen("tfm")), function);
     }
-    if (failed(tfm::linkBinary(kind, object, archives, linked, error, keep)))
+    if (failed(tfm::linkBinary(kind, object, archives, linked, error,
+                               emitKind == EmitKind::Lib ? &exports
+                                                         : nullptr)))
       return fail(error);
     progress.start("");
     // Copied into a new file that replaces `output`, never into `output`

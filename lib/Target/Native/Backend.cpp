@@ -8,6 +8,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -196,7 +197,7 @@ static std::string findClang() {
 LogicalResult linkBinary(LinkKind kind, StringRef object,
                          ArrayRef<std::string> runtimeArchives,
                          StringRef output, std::string &error,
-                         ArrayRef<std::string> keepSymbols) {
+                         const LibraryExports *exports) {
   std::string clang = findClang();
   if (clang.empty()) {
     error = "cannot find clang++ to link with (install clang-22)";
@@ -210,10 +211,37 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
   args.push_back(TFM_LINK_SANITIZERS);
 #endif
   args.push_back(object);
-  SmallVector<std::string> keep;
-  for (const std::string &symbol : keepSymbols)
-    keep.push_back("-Wl,--undefined=" + symbol);
-  for (const std::string &flag : keep)
+  SmallVector<std::string> flags;
+  SmallString<128> versionScript;
+  std::optional<llvm::FileRemover> removeScript;
+  if (kind == LinkKind::SharedLibrary && exports) {
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "tfm-exports", "map", versionScript)) {
+      error = "cannot create a temporary file: " + ec.message();
+      return failure();
+    }
+    removeScript.emplace(versionScript);
+    std::string text = "{\n  global: " + exports->pattern + ";\n";
+    for (const auto &[name, target] : exports->aliases) {
+      flags.push_back("-Wl,--undefined=" + target);
+      if (name != target) {
+        flags.push_back("-Wl,--defsym=" + name + "=" + target);
+        text += "    " + name + ";\n";
+      }
+    }
+    text += "  local: *;\n};\n";
+    std::error_code ec;
+    llvm::raw_fd_ostream os(versionScript, ec);
+    os << text;
+    os.close();
+    if (ec || os.has_error()) {
+      error = "cannot write the version script '" + versionScript.str().str() +
+              "'";
+      return failure();
+    }
+    flags.push_back(("-Wl,--version-script=" + versionScript).str());
+  }
+  for (const std::string &flag : flags)
     args.push_back(flag);
   for (const std::string &archive : runtimeArchives)
     args.push_back(archive);

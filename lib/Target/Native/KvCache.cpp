@@ -109,7 +109,7 @@ LogicalResult convertToKvCache(func::FuncOp entry, int64_t maxLen) {
     auto type = cast<RankedTensorType>(pair.past.getType());
     int64_t seqDim = type.getRank() - 2;
     std::string what = describeArg(entry, pair.past.getArgNumber());
-    if (type.getRank() < 2 || pair.concat.getDim() != seqDim)
+    if (type.getRank() < 2 || static_cast<int64_t>(pair.concat.getDim()) != seqDim)
       return emitError(pair.concat.getLoc())
              << "the cache of " << what << " is appended to along dimension "
              << pair.concat.getDim() << "; tfm's caches are [..., length, "

@@ -53,15 +53,24 @@ mlir::LogicalResult emitObjectFile(llvm::Module &module,
 
 enum class LinkKind { Executable, SharedLibrary };
 
-/// Links `object` with the runtime archive into `output`, using the system's
-/// clang++ and lld.
+/// What a shared library exports: the symbols that match `pattern` (a
+/// version-script glob, `gpt_*`), among them `aliases`, each a name the
+/// library gives a runtime function (`gpt_kv_state_run` for
+/// `tfm_kv_state_run`, linked in even if the object does not call it).
+/// Every other symbol, the runtime's included, is local to the library, so
+/// that libraries of different prefixes, or of different tfm versions,
+/// never bind each other's runtime in one process.
+struct LibraryExports {
+  std::string pattern;
+  std::vector<std::pair<std::string, std::string>> aliases;
+};
+
 /// Links `object` with tfm's runtime archives into an executable or a
-/// shared library, which defines `keepSymbols` of the archives even if
-/// `object` does not use them (the functions a library's header declares).
+/// shared library (exporting `exports`), using the system's clang++ and lld.
 mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
                                llvm::ArrayRef<std::string> runtimeArchives,
                                llvm::StringRef output, std::string &error,
-                               llvm::ArrayRef<std::string> keepSymbols = {});
+                               const LibraryExports *exports = nullptr);
 
 /// What of CUDA's toolkit is here: its prefix, where it has libdevice
 /// (empty when none is found), and whether ptxas runs.

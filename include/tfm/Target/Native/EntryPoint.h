@@ -147,6 +147,22 @@ mlir::LogicalResult emitCInterface(mlir::ModuleOp module,
                                    const EntrySignature &signature,
                                    llvm::StringRef prefix = "tfm");
 
+/// The name of `type`'s elements in signatures ("f32", "i64", ...), or ""
+/// if a binary's interface cannot carry it.
+llvm::StringRef getDTypeName(mlir::Type type);
+
+/// The signature as the text binaries carry (runtime/Signature.h): version
+/// 1 for entries of static shape; version 2 lists the dynamic sizes first
+/// (`dim batch`, or `dim seq 4096` with its bound) and names them in the
+/// shapes.
+std::string renderSignatureText(const EntrySignature &signature);
+
+/// The runtime's generation functions (`tfm_kv_state_run`, ...), which a
+/// library of a model with key/value caches exports under its prefix
+/// (`gpt_kv_state_run`) and its header declares: those of
+/// runtime/Generate.h.
+std::vector<std::string> getGenerationFunctions();
+
 /// The C header that declares the entry points of a shared library.
 std::string renderHeader(const EntrySignature &signature,
                          llvm::StringRef source, llvm::StringRef prefix = "tfm");
