@@ -25,7 +25,7 @@ class ToolError(RuntimeError):
     """A command that exited with a non-zero code, with its output."""
 
     def __init__(self, command, returncode, output):
-        self.command = list(command)
+        self.command = [str(c) for c in command]
         self.returncode = returncode
         self.output = output
         super().__init__(f"{' '.join(self.command)} exited with "

@@ -45,8 +45,8 @@ struct Elementwise {
 } // namespace
 
 /// The shape `shapes` broadcast to, or failure with an error. A symbolic
-/// size broadcasts with 1 and with itself only: that it equals another
-/// size cannot be told at import time.
+/// size broadcasts with 1 and with itself only: two different dynamic sizes
+/// are unified (Importer::unify), equal or the run ends.
 static FailureOr<SymbolicShape>
 broadcastAll(Importer &importer, ArrayRef<SymbolicShape> shapes) {
   size_t rank = 0;
@@ -61,6 +61,14 @@ broadcastAll(Importer &importer, ArrayRef<SymbolicShape> shapes) {
         continue;
       if (joined == SymbolicSize(1)) {
         joined = size;
+        continue;
+      }
+      if (importer.unify(joined, size,
+                         "operand sizes " + importer.str(joined) + " and " +
+                             importer.str(size) +
+                             " differ (tfm broadcasts a dynamic size with "
+                             "itself only)")) {
+        joined = importer.canonical(joined);
         continue;
       }
       InFlightDiagnostic diag = importer.emitError()

@@ -324,8 +324,14 @@ LogicalResult Importer::setSymbolic(const onnx::NodeProto &node, int i,
 SymbolicShape Importer::shapeOf(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   auto it = shapes.find(value);
-  if (it != shapes.end())
-    return it->second;
+  if (it != shapes.end()) {
+    if (unifiedSymbols.empty())
+      return it->second;
+    SymbolicShape shape = it->second;
+    for (SymbolicSize &size : shape)
+      size = canonical(size);
+    return shape;
+  }
   // A dynamic dimension that nobody recorded is a size of its own, equal to
   // no other, read from the value itself where it is needed.
   SymbolicShape shape = getSymbolicShape(type.getShape());
@@ -666,6 +672,45 @@ void Importer::assertAtMost(const SymbolicSize &size,
   cf::AssertOp::create(b, within, text);
 }
 
+SymbolicSize Importer::canonical(const SymbolicSize &size) {
+  if (unifiedSymbols.empty())
+    return size;
+  auto find = [&](unsigned id) {
+    for (auto it = unifiedSymbols.find(id); it != unifiedSymbols.end();
+         it = unifiedSymbols.find(id))
+      id = it->second;
+    return id;
+  };
+  SymbolicSize result;
+  size.forEachTerm([&](int64_t coefficient, ArrayRef<unsigned> symbols) {
+    SymbolicSize term(coefficient);
+    for (unsigned id : symbols)
+      term = term * SymbolicSize::symbol(find(id));
+    result = result + term;
+  });
+  return result;
+}
+
+bool Importer::unify(const SymbolicSize &a, const SymbolicSize &b,
+                     const Twine &message) {
+  SymbolicSize x = canonical(a), y = canonical(b);
+  if (x == y)
+    return true;
+  auto getSymbol = [](const SymbolicSize &size) -> std::optional<unsigned> {
+    std::optional<std::vector<unsigned>> monomial = size.getMonomial();
+    if (!monomial || monomial->size() != 1)
+      return std::nullopt;
+    return monomial->front();
+  };
+  std::optional<unsigned> xs = getSymbol(x), ys = getSymbol(y);
+  if (!xs || !ys)
+    return false;
+  assertEqual(x, y, message);
+  // The later symbol becomes the earlier: an entry's input keeps its name.
+  unifiedSymbols[std::max(*xs, *ys)] = std::min(*xs, *ys);
+  return true;
+}
+
 void Importer::assertEqual(const SymbolicSize &lhs, const SymbolicSize &rhs,
                            const Twine &message) {
   if (std::optional<int64_t> difference = (lhs - rhs).getConstant();
@@ -951,6 +996,21 @@ Importer::convertValueInfo(const onnx::ValueInfoProto &info,
   return RankedTensorType::get(staticShape, elementType);
 }
 
+void Importer::setDimNames(func::FuncOp func, unsigned arg,
+                           ArrayRef<SymbolicSize> shape) {
+  if (cast<RankedTensorType>(func.getArgumentTypes()[arg]).hasStaticShape())
+    return;
+  SmallVector<StringRef> dims;
+  for (const SymbolicSize &size : shape) {
+    std::optional<std::vector<unsigned>> symbols =
+        canonical(size).getMonomial();
+    dims.push_back(symbols && symbols->size() == 1
+                       ? StringRef(symbolNames[symbols->front()])
+                       : StringRef());
+  }
+  func.setArgAttr(arg, "tfm.dims", b.getStrArrayAttr(dims));
+}
+
 /// A name usable in the executable's messages and C header.
 static std::string sanitizeName(StringRef name) {
   std::string result;
@@ -1129,16 +1189,7 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
     func.setArgAttr(i, "tfm.name", b.getStringAttr(sanitizeName(name)));
     // Dynamic dimensions keep their dim_param names in the entry's
     // signature and messages.
-    if (!cast<RankedTensorType>(argTypes[i]).hasStaticShape()) {
-      SmallVector<StringRef> dims;
-      for (const SymbolicSize &size : argShapes[i]) {
-        std::optional<std::vector<unsigned>> symbols = size.getMonomial();
-        dims.push_back(symbols && symbols->size() == 1
-                           ? StringRef(symbolNames[symbols->front()])
-                           : StringRef());
-      }
-      func.setArgAttr(i, "tfm.dims", b.getStrArrayAttr(dims));
-    }
+    setDimNames(func, i, argShapes[i]);
   }
   for (auto [id, arg] : llvm::enumerate(symbolArgs))
     symbolSources[id].first = body->getArgument(arg);
@@ -1149,6 +1200,11 @@ LogicalResult Importer::importGraph(const onnx::GraphProto &graph,
   for (auto [index, node] : llvm::enumerate(graph.node()))
     if (failed(importNode(node, static_cast<int>(index))))
       return failure();
+  // Sizes the graph made one (unify) have one name in the signature, which
+  // the executables and the library then check equal on entry.
+  if (!unifiedSymbols.empty())
+    for (auto [i, shape] : llvm::enumerate(argShapes))
+      setDimNames(func, i, shape);
 
   b.setLoc(FileLineColLoc::get(filename, 0, 0));
   SmallVector<Value> results;

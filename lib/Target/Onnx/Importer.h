@@ -16,6 +16,7 @@
 
 #include "SymbolicSize.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -219,6 +220,21 @@ public:
   /// the first `seq` rows of a table of 512).
   void assertAtMost(const SymbolicSize &size, const SymbolicSize &bound,
                     const Twine &message);
+  /// Makes `a` and `b` one size where an op requires them equal and only
+  /// the run can tell: two different dynamic sizes (torch names each
+  /// input's axes on its own, `input_ids_dynamic_axes_1` and
+  /// `past_key_0_dynamic_axes_1` for one batch) become one, checked equal
+  /// when the model runs, with `message`. False, doing nothing, where they
+  /// cannot be: different constants, or sizes that are not both a single
+  /// dynamic size.
+  bool unify(const SymbolicSize &a, const SymbolicSize &b,
+             const Twine &message);
+  /// Names the dynamic sizes of the entry's argument `arg` (`tfm.dims`) by
+  /// the dim_params of `shape`, unified sizes by the one they became.
+  void setDimNames(func::FuncOp func, unsigned arg,
+                   ArrayRef<SymbolicSize> shape);
+  /// `size` with each unified dynamic size replaced by the one it became.
+  SymbolicSize canonical(const SymbolicSize &size);
   /// Like assertAtMost, for `lhs == rhs` (nothing when they are equal
   /// constants).
   void assertEqual(const SymbolicSize &lhs, const SymbolicSize &rhs,
@@ -270,6 +286,8 @@ private:
   /// graph input and dimension that first has it.
   SmallVector<std::string> symbolNames;
   SmallVector<std::pair<Value, int64_t>> symbolSources;
+  /// Unified dynamic sizes: each symbol to the one it became (unify).
+  DenseMap<unsigned, unsigned> unifiedSymbols;
   /// The graph input (argument number) that introduces each symbol.
   SmallVector<unsigned> symbolArgs;
 };

@@ -127,7 +127,10 @@ static LogicalResult importMatMul(Importer &importer,
     SymbolicSize y = i < rank - rhsBatch.size()
                          ? SymbolicSize(1)
                          : rhsBatch[i - (rank - rhsBatch.size())];
-    if (x != y && x != SymbolicSize(1) && y != SymbolicSize(1))
+    if (x != y && x != SymbolicSize(1) && y != SymbolicSize(1) &&
+        !importer.unify(x, y,
+                        "MatMul's batch sizes " + importer.str(x) + " and " +
+                            importer.str(y) + " differ"))
       return importer.emitError()
              << "MatMul of " << importer.str(lhsShape) << " and "
              << importer.str(rhsShape) << ": batch dimensions do not broadcast";

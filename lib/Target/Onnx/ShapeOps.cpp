@@ -719,7 +719,15 @@ static LogicalResult importConcat(Importer &importer,
     bool compatible = type->getRank() == rank &&
                       type->getElementType() == first->getElementType();
     for (int64_t d = 0; compatible && d < rank; ++d)
-      compatible = d == *axis || (*operandShape)[d] == shape[d];
+      compatible =
+          d == *axis || importer.unify((*operandShape)[d], shape[d],
+                                       "Concat of operands whose sizes " +
+                                           importer.str((*operandShape)[d]) +
+                                           " and " + importer.str(shape[d]) +
+                                           " differ along axis " +
+                                           std::to_string(d));
+    shape = SymbolicShape(llvm::map_range(
+        shape, [&](const SymbolicSize &size) { return importer.canonical(size); }));
     if (!compatible)
       return importer.emitError()
              << "Concat of " << importer.str(*importer.getShape(node, 0))
