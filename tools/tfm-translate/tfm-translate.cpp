@@ -18,17 +18,27 @@
 
 using namespace mlir;
 
+/// Whether an import failed on a model that is valid but uses what tfm
+/// does not import: exit code 2, as tfm-compile's (docs/guarantees.md).
+static bool importedUnsupported = false;
+
 static TranslateToMLIRRegistration importOnnxRegistration(
     "import-onnx", "import an ONNX model (as torch.onnx.export writes it)",
     [](const std::shared_ptr<llvm::SourceMgr> &sources,
        MLIRContext *context) -> OwningOpRef<Operation *> {
       const llvm::MemoryBuffer *buffer =
           sources->getMemoryBuffer(sources->getMainFileID());
-      return tfm::importOnnx(buffer->getBuffer(), context,
-                             buffer->getBufferIdentifier());
+      tfm::OnnxImportError error = tfm::OnnxImportError::Invalid;
+      OwningOpRef<ModuleOp> module = tfm::importOnnx(
+          buffer->getBuffer(), context, buffer->getBufferIdentifier(), &error);
+      if (!module && error == tfm::OnnxImportError::Unsupported)
+        importedUnsupported = true;
+      return module;
     },
     tfm::registerOnnxImportDialects);
 
 int main(int argc, char **argv) {
-  return failed(mlirTranslateMain(argc, argv, "tfm translation driver\n"));
+  if (failed(mlirTranslateMain(argc, argv, "tfm translation driver\n")))
+    return importedUnsupported ? 2 : 1;
+  return 0;
 }
