@@ -17,9 +17,9 @@ against the signature (dtype, rank, sizes, and the dynamic sizes the model
 ties together), outputs are allocated at the sizes the inputs give. A
 library compiled with `symbol_prefix` is loaded with the same `prefix`.
 
-A decoder compiled with `kv_cache=True, max_seq=N` generates:
+A decoder compiled with `kv_cache=N` (caches of N positions) generates:
 
-    model = tfm.load(tfm.compile("gpt.onnx", kv_cache=True, max_seq=256))
+    model = tfm.load(tfm.compile("gpt.onnx", kv_cache=256))
     tokens = model.generate(prompt, 32)       # greedy, [batch, 32]
     state = model.start(batch=1)              # or step by step
     logits = state.prefill(prompt)            # [1, length, vocab]
@@ -345,7 +345,7 @@ class KvState:
     def __init__(self, model, batch):
         if not model.signature.has_kv_cache:
             raise TypeError(f"{model.library} has no key/value caches: "
-                            "compile it with kv_cache=True and max_seq=N")
+                            "compile it with kv_cache=N")
         if (isinstance(batch, (bool, np.bool_)) or
                 not isinstance(batch, (int, np.integer))):
             raise TypeError(f"the batch must be an integer, found "

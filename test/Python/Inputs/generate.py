@@ -1,4 +1,4 @@
-"""tfm.load of a decoder compiled with kv_cache=True: Model.generate gives
+"""tfm.load of a decoder compiled with kv_cache=N: Model.generate gives
 PyTorch's greedy tokens (gpt.generate), a KvState's prefill and step give
 PyTorch's logits, and a state that would overflow its caches raises.
 
@@ -19,7 +19,7 @@ model = gpt.build(std=0.3, seed=0)
 onnx = os.path.join(work, "gpt.onnx")
 gpt.export(model, onnx)
 compiled = tfm.load(tfm.compile(onnx, os.path.join(work, "libgpt.so"),
-                                kv_cache=True, max_seq=48))
+                                kv_cache=48))
 print("has caches:", compiled.signature.has_kv_cache)
 prompt = np.random.default_rng(1).integers(0, 97, size=(2, 6), dtype=np.int64)
 ref_tokens, ref_logits = gpt.generate(model, prompt, 20)
@@ -74,7 +74,15 @@ with compiled.start(batch=1) as scoped:
 print("closed after with:", scoped.closed)
 try:
     tfm.load(tfm.compile(onnx, os.path.join(work, "libplain.so"),
-                         kv_cache=True, max_seq=48)).start(batch=0)
+                         kv_cache=48)).start(batch=0)
 except ValueError as e:
     print("ValueError:", e)
+# A library with its own symbol prefix exports the runtime's generation
+# functions under it (gpt_kv_state_run); loaded with that prefix, it
+# generates the same tokens, beside the first library in one process.
+prefixed = tfm.load(tfm.compile(onnx, os.path.join(work, "libprefixed.so"),
+                                kv_cache=48, symbol_prefix="gpt"),
+                    prefix="gpt")
+print("prefixed tokens equal:",
+      bool((prefixed.generate(prompt, 5) == ref_tokens[:, :5]).all()))
 print("ok")
