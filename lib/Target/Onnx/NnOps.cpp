@@ -429,6 +429,9 @@ static LogicalResult importConv(Importer &importer,
            << "unsupported Conv: tfm imports 2-D convolutions only, found "
            << *type;
   SmallVector<int64_t> kernel(weightType->getShape().drop_front(2));
+  if (llvm::any_of(kernel, [](int64_t k) { return k == 0; }))
+    return importer.emitError()
+           << "Conv's kernel is empty: its weight is " << *weightType;
   auto attrOr = [&](StringRef name, SmallVector<int64_t> defaultValue) {
     return getIntsAttr(node, name).value_or(defaultValue);
   };
