@@ -663,13 +663,19 @@ void Importer::assertAtMost(const SymbolicSize &size,
   if (std::optional<int64_t> difference = (bound - size).getConstant();
       difference && *difference >= 0)
     return;
+  assertSizes(arith::CmpIPredicate::sle, size, bound, message);
+}
+
+void Importer::assertSizes(arith::CmpIPredicate predicate,
+                           const SymbolicSize &lhs, const SymbolicSize &rhs,
+                           const Twine &message) {
   std::string text;
   if (currentNode)
     text += describeNode(*currentNode, currentIndex) + ": ";
   text += message.str();
-  Value within = arith::CmpIOp::create(b, arith::CmpIPredicate::sle,
-                                       materialize(size), materialize(bound));
-  cf::AssertOp::create(b, within, text);
+  Value holds = arith::CmpIOp::create(b, predicate, materialize(lhs),
+                                      materialize(rhs));
+  cf::AssertOp::create(b, holds, text);
 }
 
 SymbolicSize Importer::canonical(const SymbolicSize &size) {
@@ -716,13 +722,7 @@ void Importer::assertEqual(const SymbolicSize &lhs, const SymbolicSize &rhs,
   if (std::optional<int64_t> difference = (lhs - rhs).getConstant();
       difference && *difference == 0)
     return;
-  std::string text;
-  if (currentNode)
-    text += describeNode(*currentNode, currentIndex) + ": ";
-  text += message.str();
-  Value equal = arith::CmpIOp::create(b, arith::CmpIPredicate::eq,
-                                      materialize(lhs), materialize(rhs));
-  cf::AssertOp::create(b, equal, text);
+  assertSizes(arith::CmpIPredicate::eq, lhs, rhs, message);
 }
 
 SmallVector<OpFoldResult>

@@ -16,6 +16,7 @@
 
 #include "SymbolicSize.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -286,6 +287,10 @@ private:
   /// graph input and dimension that first has it.
   SmallVector<std::string> symbolNames;
   SmallVector<std::pair<Value, int64_t>> symbolSources;
+  /// The run-time check `lhs predicate rhs`, its message located at the
+  /// node being imported (assertAtMost, assertEqual).
+  void assertSizes(arith::CmpIPredicate predicate, const SymbolicSize &lhs,
+                   const SymbolicSize &rhs, const Twine &message);
   /// Unified dynamic sizes: each symbol to the one it became (unify).
   DenseMap<unsigned, unsigned> unifiedSymbols;
   /// The graph input (argument number) that introduces each symbol.
