@@ -170,6 +170,33 @@ def vit_case(name, config):
     return build
 
 
+def swin_case():
+    def build(torch, quick):
+        from torchvision.models.swin_transformer import SwinTransformer
+        if quick:
+            # 40x40 images: 10x10 patches that 4x4 windows pad to 12x12.
+            model = SwinTransformer(patch_size=[4, 4], embed_dim=16,
+                                    depths=[2, 2], num_heads=[2, 4],
+                                    window_size=[4, 4], num_classes=10)
+            x = randn(torch, 1, 3, 40, 40)
+            # The smoke test counts its linear layers' multiply-adds only.
+            macs = []
+            hooks = [m.register_forward_hook(
+                lambda m, i, o: macs.append(o.numel() * m.in_features))
+                for m in model.modules() if isinstance(m, torch.nn.Linear)]
+            with torch.no_grad():
+                model.eval()(x)
+            for h in hooks:
+                h.remove()
+            return model, (x,), 2.0 * sum(macs), "Swin (40², 2 stages)"
+        from torchvision.models import swin_t
+        torch.manual_seed(0)
+        model = swin_t().eval()
+        # torchvision's 4.49 G multiply-adds at 224x224.
+        return model, (randn(torch, 1, 3, 224, 224),), 2 * 4.49e9, "Swin-T"
+    return build
+
+
 def width(quick):
     return dict(d=64, heads=4, ff=128) if quick else BERT
 
@@ -337,7 +364,8 @@ def sgemm_case(n):
 
 CASES = [Case("sgemm", sgemm_case(2048)),
          Case("vit_ti_16", vit_case("ViT-Ti/16", vit_graph.VIT_TI_16)),
-         Case("vit_b_16", vit_case("ViT-B/16", vit_graph.VIT_B_16))]
+         Case("vit_b_16", vit_case("ViT-B/16", vit_graph.VIT_B_16)),
+         Case("swin_t", swin_case())]
 CASES += [Case(f"encoder_s{s}_b{b}", encoder_case(s, b))
           for s in (128, 384) for b in (1, 8)]
 CASES += [Case("mha_s1024", mha_case(1024)),

@@ -71,6 +71,15 @@ def has_module(name):
 if has_module("numpy"):
     config.available_features.add("numpy")
 
+# Code compiled with --cpu=avx512 runs only where the host has AVX-512; the
+# AVX2 code of --cpu=avx2 runs on every machine tfm is tested on.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512")
+except OSError:
+    pass
+
 # ptxas assembles the GPU tests' PTX where a CUDA toolkit is installed (on
 # PATH or under /usr/local/cuda), as tfm-compile looks for it.
 import shutil

@@ -27,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
-from tfm_tools import compare, graph, runner  # noqa: E402
+from tfm_tools import compare, graph, runner, safetensors  # noqa: E402
 from tfm_tools import reference as ref  # noqa: E402
 
 
@@ -85,8 +85,14 @@ class Case:
     format; its result, `%result`, has the type of `expected`.
     """
 
+    # Names of arguments bound at compile time (--bind): weights, which the
+    # graph declares with `tfm.weight` and tfm-compile reads from a
+    # safetensors file, so that they are constants (which the CPU packs).
+    bound = frozenset()
+
     def __init__(self):
         self.args = []       # (name, array), in the order of @main's args
+        self.weights = {}    # name -> array, of the bound arguments
         self.main = graph.Function("main")
         self.expected = None
         self._op = None
@@ -97,6 +103,9 @@ class Case:
         for no array (an optional operand left out)."""
         if array is None:
             return None
+        if name in self.bound:
+            self.weights[name] = array
+            return self.main.weight(name, graph.type_of(array))
         self.args.append((name, array))
         return self.main.input(name, graph.type_of(array))
 
@@ -491,8 +500,12 @@ def check(case, compiler, work, tolerance, flags=()):
                               case.text())
     exe, out = os.path.join(work, "graph"), os.path.join(work, "result.npy")
     inputs = runner.save_arrays(work, case.args)
+    weights = None
+    if case.weights:
+        weights = os.path.join(work, "weights.safetensors")
+        safetensors.save(weights, case.weights)
     with runner.exit_on_failure():
-        runner.compile_graph(compiler, graph, exe, flags)
+        runner.compile_graph(compiler, graph, exe, flags, weights)
         runner.run_model(exe, inputs, [out])
     if compare.check(np.load(out), case.expected, tolerance,
                      dtype=np.float32):
@@ -514,6 +527,9 @@ def main():
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
+    parser.add_argument("--bind", default="",
+                        help="arguments to bind at compile time, as "
+                        "weights (comma-separated names, e.g. weight,bias)")
     parser.add_argument("--print", action="store_true",
                         help="print the graph and stop")
     parser.add_argument("--list", action="store_true",
@@ -524,6 +540,7 @@ def main():
             print(f"{name}: {' '.join(f.__doc__.split())}")
         return 0
     params = Params(args.params)
+    Case.bound = frozenset(n for n in args.bind.split(",") if n)
     case = OPS[args.op](params, np.random.default_rng(args.seed))
     params.check_all_read()
     if args.print:

@@ -2,7 +2,7 @@
 //
 //   tfm-compile GRAPH.mlir -o OUT [--emit=exe|lib|obj|mlir|llvm|ptx]
 //               [--target=cpu|nvptx] [--entry NAME] [--weights FILE]
-//               [-O0..3] [--stage=STAGE] [--mcpu=CPU] [--gpu-arch=sm_XX]
+//               [-O0..3] [--stage=STAGE] [--cpu=CPU] [--gpu-arch=sm_XX]
 //
 // Parses and verifies a graph file, binds its weights, prepares the entry,
 // runs the CPU or GPU pipeline (the ones `tfm-opt --tfm-cpu-pipeline` /
@@ -202,8 +202,13 @@ cl::opt<bool> profile(
     cl::desc("Time every kernel, so that the executable's --profile prints "
              "where the time goes (CPU only)"),
     cl::init(false), cl::cat(category));
-cl::opt<std::string> cpu("mcpu", cl::desc("CPU to compile for"),
-                         cl::init("native"), cl::cat(category));
+cl::opt<std::string>
+    cpu("cpu",
+        cl::desc("CPU to compile for: native (this machine's, the default), "
+                 "avx2, avx512, or an LLVM CPU name (haswell, "
+                 "sapphirerapids, ...); the module records it as tfm.target"),
+        cl::init("native"), cl::cat(category));
+cl::alias mcpu("mcpu", cl::desc("Same as --cpu"), cl::aliasopt(cpu));
 cl::opt<std::string> runtimeDir(
     "runtime-dir",
     cl::desc("Directory of libtfm_runtime.a (default: ../lib next to "
@@ -337,7 +342,9 @@ LogicalResult buildPipeline(PassManager &pm,
         emitKind != EmitKind::Mlir)
       return reportError("--stage needs --emit=mlir");
     options.fusion = !noFusion;
-    options.vectorWidthBits = tfm::getVectorWidthBits(machine);
+    tfm::TfmSetCpuTargetOptions targetOptions;
+    targetOptions.cpu = cpu;
+    pm.addPass(tfm::createTfmSetCpuTarget(targetOptions));
     options.attentionQTile = attentionQTile;
     options.attentionKvTile = attentionKvTile;
     options.profile = profile;

@@ -22,7 +22,9 @@
 using namespace mlir;
 using namespace mlir::tfm;
 
-static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
+/// Tiles and vectorizes for the module's `tfm.target`, which every strategy
+/// pass reads.
+static void buildVectorStage(OpPassManager &pm) {
   // Aggregate ops such as linalg.softmax become the linalg ops they are
   // made of, which are tiled like any other.
   pm.addPass(createTfmDecomposeAggregates());
@@ -32,17 +34,15 @@ static void buildVectorStage(OpPassManager &pm, unsigned vectorWidthBits) {
   pm.addPass(createTfmDropUnitDims());
   // Projections into heads ([K] x [K, H, Dh]) have two column dimensions.
   pm.addPass(createTfmCollapseContractionDims());
+  // Right operands of matmuls become panels of the micro-kernel's columns.
+  pm.addPass(createTfmCpuPackPanels());
   pm.addPass(createCanonicalizerPass());
   // Rows of right operands that would alias in L1's sets get longer.
   pm.addPass(createTfmCpuPadRowStrides());
-  TfmCpuSelectVectorStrategyOptions strategy;
-  strategy.vectorWidthBits = vectorWidthBits;
-  pm.addPass(createTfmCpuSelectVectorStrategy(strategy));
+  pm.addPass(createTfmCpuSelectVectorStrategy());
   pm.addPass(createTfmTileByConfig());
   pm.addPass(createCanonicalizerPass());
-  TfmCpuVectorizeOptions vectorize;
-  vectorize.vectorWidthBits = vectorWidthBits;
-  pm.addPass(createTfmCpuVectorize(vectorize));
+  pm.addPass(createTfmCpuVectorize());
   // Upstream lowers the masked lanes of a maximumf reduction to -1.4e-45,
   // not -inf: a row of dynamic length whose every element is below it
   // (a fully masked softmax row) would get a wrong maximum.
@@ -71,9 +71,9 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void tfm::buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits) {
+void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized) {
   pm.addPass(createConvertLinalgToLoopsPass());
-  if (vectorWidthBits != 0)
+  if (vectorized)
     pm.addPass(createTfmCpuLowerTransposes());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
@@ -136,7 +136,7 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
                         /*mapTileLoops=*/false, /*decodePath=*/true);
   if (config.stopAfter == CpuStage::Linalg)
     return;
-  buildVectorStage(pm, config.vectorWidthBits);
+  buildVectorStage(pm);
   if (config.stopAfter == CpuStage::Vector)
     return;
   buildBufferizationStage(pm);
@@ -144,5 +144,5 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createTfmProfileKernels());
   if (config.stopAfter == CpuStage::Bufferized)
     return;
-  buildCpuLLVMStage(pm, config.vectorWidthBits);
+  buildCpuLLVMStage(pm, /*vectorized=*/true);
 }

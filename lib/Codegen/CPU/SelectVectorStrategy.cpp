@@ -12,6 +12,10 @@
 //   accumulator tile out of that loop (loop-invariant-subset-hoisting), so
 //   that it stays in vector registers: one broadcast FMA per row and
 //   register and step.
+// - A matmul whose right operand tfm-cpu-pack-panels packed into panels
+//   ([N / Nr, K, Nr], loops (m, nb, nr, k)) gets the same tiles, one panel
+//   per register tile, so that a tile's reduction reads its panel as one
+//   contiguous stream; its parallel tiles are groups of panels.
 // - Every other op is tiled so that a tile covers one vector along its
 //   innermost loop and one iteration of every other loop; a transpose's
 //   tile is a square block of vectors. Large enough ops are first tiled
@@ -56,8 +60,12 @@ static unsigned getWidestElementBits(linalg::LinalgOp op) {
 }
 
 /// The elements of `op`'s widest type that one vector register holds.
-static int64_t getLanes(linalg::LinalgOp op, unsigned vectorWidthBits) {
-  return std::max<int64_t>(1, vectorWidthBits / getWidestElementBits(op));
+static int64_t getLanes(linalg::LinalgOp op, CpuTargetAttr target) {
+  return target.getLanes(getWidestElementBits(op));
+}
+
+int64_t tfm::getRegisterTileRows(CpuTargetAttr target) {
+  return std::min<int64_t>(12, (target.getVectorRegisters() - 4) / 2);
 }
 
 /// The loop that `op` reads innermost from one of its inputs when that is
@@ -81,12 +89,12 @@ static std::optional<unsigned> getTransposedLoop(linalg::LinalgOp op) {
 }
 
 SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
-                                            unsigned vectorWidthBits) {
+                                            CpuTargetAttr target) {
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> shape(numLoops, 1);
   if (numLoops == 0)
     return shape;
-  int64_t lanes = getLanes(op, vectorWidthBits);
+  int64_t lanes = getLanes(op, target);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   auto clamped = [&](unsigned dim) {
     return ShapedType::isDynamic(ranges[dim])
@@ -107,14 +115,25 @@ tfm::getRowMajorMatmulDims(linalg::LinalgOp op) {
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
-  if (failed(dims) || dims->m.empty() || dims->n.size() != 1 ||
-      dims->k.size() != 1)
+  if (failed(dims) || dims->m.empty() || dims->n.empty() ||
+      dims->n.size() > 2 || dims->k.size() != 1)
     return std::nullopt;
-  // The innermost result of the right operand's map must be n.
+  // The innermost result of the right operand's map must be the (inner) n.
   AffineMap rhs = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
   auto last = dyn_cast<AffineDimExpr>(rhs.getResults().back());
-  if (!last || last.getPosition() != dims->n.front())
+  if (!last || last.getPosition() != dims->n.back())
     return std::nullopt;
+  // Packed panels ([N / Nr, K, Nr]): the panel index leads the right
+  // operand, and the result is [..., M, N / Nr, Nr].
+  if (dims->n.size() == 2) {
+    AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    unsigned rank = result.getNumResults();
+    if (rhs.getNumResults() != 3 || rank < 3 ||
+        result.getResult(rank - 1) != rhs.getResult(2) ||
+        result.getResult(rank - 2) != rhs.getResult(0) ||
+        rhs.getResult(0) != getAffineDimExpr(dims->n.front(), op.getContext()))
+      return std::nullopt;
+  }
   while (dims->m.size() > 1) {
     dims->batch.push_back(dims->m.front());
     dims->m.erase(dims->m.begin());
@@ -135,11 +154,11 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
-///            or more, else column panels of a few register tiles each if
-///            they divide the columns into two or more (or, if none
-///            divides them, panels of four tiles and a last one of the
-///            columns left over), else (or if `op` is `nested` in a
-///            parallel loop already) none;
+///            or more, else column panels of a few register tiles each
+///            (one to four packed panels) if they divide the columns into
+///            two or more (or, if none divides them, panels of four tiles
+///            and a last one of the columns left over), else (or if `op`
+///            is `nested` in a parallel loop already) none;
 ///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
 ///            level is left out otherwise): reduction blocks of kKc steps,
 ///            and row blocks whose part of the left operand fills about
@@ -149,8 +168,9 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 ///            reduction blocks are;
 ///   level 2  register tiles of Mr rows x Nr columns, Nr two vector
 ///            registers wide and Mr as many rows as leave registers for the
-///            operands (8 of AVX-512's 32, 6 of AVX2's 16). In a column
-///            panel (at most four tiles wide) the row tiles are outermost:
+///            operands (getRegisterTileRows: 12 of AVX-512's 32, 6 of
+///            AVX2's 16). In a column panel (at most four tiles wide) the
+///            row tiles are outermost:
 ///            their rows of the left operand stay in L1 while the panel's
 ///            column tiles use them, and consecutive accumulator tiles lie
 ///            along the same rows of the result, which the hardware
@@ -166,14 +186,19 @@ static constexpr int64_t kMcBytes = 256 * 1024;
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
                      const linalg::ContractionDimensions &dims,
-                     unsigned vectorWidthBits, bool nested,
+                     CpuTargetAttr target, bool nested,
                      bool singleRows = false) {
   MLIRContext *ctx = op.getContext();
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  unsigned m = dims.m.front(), n = dims.n.front(), k = dims.k.front();
-  int64_t rows = singleRows ? 1 : vectorWidthBits >= 512 ? 8 : 6;
-  int64_t cols = 2 * getLanes(op, vectorWidthBits);
+  unsigned m = dims.m.front(), n = dims.n.back(), k = dims.k.front();
+  // With packed panels, the panel loop: the register tiles are one panel
+  // wide, and the parallel tiles whole panels.
+  std::optional<unsigned> panel;
+  if (dims.n.size() == 2)
+    panel = dims.n.front();
+  int64_t rows = singleRows ? 1 : getRegisterTileRows(target);
+  int64_t cols = 2 * getLanes(op, target);
 
   SmallVector<int64_t> parallel(numLoops, 0);
   int64_t batches = 1;
@@ -186,6 +211,16 @@ getContractionConfig(linalg::LinalgOp op,
   } else if (batches >= 2) {
     for (unsigned b : dims.batch)
       parallel[b] = 1;
+  } else if (panel) {
+    if (!ShapedType::isDynamic(ranges[*panel]))
+      for (int64_t panels : {4, 2, 1})
+        if (ranges[*panel] % panels == 0 && ranges[*panel] / panels >= 2) {
+          parallel[*panel] = panels;
+          break;
+        }
+    if (!parallel[*panel] && !ShapedType::isDynamic(ranges[*panel]) &&
+        ranges[*panel] >= 8)
+      parallel[*panel] = 4;
   } else if (!ShapedType::isDynamic(ranges[n])) {
     for (int64_t panel : {4 * cols, 2 * cols, cols})
       if (ranges[n] % panel == 0 && ranges[n] / panel >= 2) {
@@ -210,8 +245,10 @@ getContractionConfig(linalg::LinalgOp op,
   // In a column panel, a row block's accumulators (kMc rows by the panel)
   // stay in L2 while the reduction blocks go by; without panels they would
   // not fit, and the reduction blocks go outermost.
-  bool panels = parallel[n] != 0;
+  bool panels = parallel[panel.value_or(n)] != 0;
   SmallVector<int64_t> cacheOrder(dims.batch.begin(), dims.batch.end());
+  if (panel)
+    cacheOrder.push_back(*panel);
   if (panels)
     cacheOrder.append({n, m, k});
   else
@@ -227,9 +264,15 @@ getContractionConfig(linalg::LinalgOp op,
     registers[b] = 1;
   registers[m] = clampTo(m, rows);
   registers[n] = clampTo(n, cols);
+  if (panel)
+    registers[*panel] = 1;
   SmallVector<int64_t> order(dims.batch.begin(), dims.batch.end());
-  if (panels)
+  if (panels && panel)
+    order.append({m, *panel, n, k});
+  else if (panels)
     order.append({m, n, k});
+  else if (panel)
+    order.append({*panel, n, m, k});
   else
     order.append({n, m, k});
 
@@ -288,10 +331,10 @@ static SmallVector<int64_t> getParallelTiles(linalg::LinalgOp op,
 /// vector along the innermost loop (and a transpose's rows), one iteration
 /// of every other loop.
 static LoweringConfigAttr getVectorConfig(linalg::LinalgOp op,
-                                          unsigned vectorWidthBits,
+                                          CpuTargetAttr target,
                                           bool nested) {
   MLIRContext *ctx = op.getContext();
-  SmallVector<int64_t> vector = getCpuVectorShape(op, vectorWidthBits);
+  SmallVector<int64_t> vector = getCpuVectorShape(op, target);
   SmallVector<int64_t> parallel =
       nested ? SmallVector<int64_t>(op.getNumLoops(), 0)
              : getParallelTiles(op, vector);
@@ -320,7 +363,7 @@ static constexpr int64_t kFewRows = 4;
 /// and a prefill keeps the register blocking.
 static void versionForFewRows(linalg::LinalgOp op,
                               const linalg::ContractionDimensions &dims,
-                              unsigned vectorWidthBits) {
+                              CpuTargetAttr target) {
   OpBuilder b(op);
   Location loc = op.getLoc();
   // The operand and dimension that give the rows.
@@ -335,7 +378,7 @@ static void versionForFewRows(linalg::LinalgOp op,
   }
   if (!rows)
     return setLoweringConfig(
-        op, getContractionConfig(op, dims, vectorWidthBits, false));
+        op, getContractionConfig(op, dims, target, false));
   Value few = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, rows,
       arith::ConstantIndexOp::create(b, loc, kFewRows));
@@ -346,7 +389,7 @@ static void versionForFewRows(linalg::LinalgOp op,
                                       : branch.elseBlock());
     auto version = cast<linalg::LinalgOp>(b.clone(*op));
     setLoweringConfig(version,
-                      getContractionConfig(version, dims, vectorWidthBits,
+                      getContractionConfig(version, dims, target,
                                            /*nested=*/false, single));
     scf::YieldOp::create(b, loc, version->getResults());
   }
@@ -361,6 +404,7 @@ struct TfmCpuSelectVectorStrategyPass
   using Base::Base;
 
   void runOnOperation() override {
+    CpuTargetAttr target = CpuTargetAttr::lookup(getOperation());
     SmallVector<std::pair<linalg::LinalgOp, linalg::ContractionDimensions>>
         toVersion;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -375,13 +419,13 @@ struct TfmCpuSelectVectorStrategyPass
           toVersion.push_back({op, *dims});
         else
           setLoweringConfig(
-              op, getContractionConfig(op, *dims, vectorWidthBits, nested));
+              op, getContractionConfig(op, *dims, target, nested));
       } else {
-        setLoweringConfig(op, getVectorConfig(op, vectorWidthBits, nested));
+        setLoweringConfig(op, getVectorConfig(op, target, nested));
       }
     });
     for (auto &[op, dims] : toVersion)
-      versionForFewRows(op, dims, vectorWidthBits);
+      versionForFewRows(op, dims, target);
   }
 };
 } // namespace

@@ -3,6 +3,7 @@
 #include "tfm/Target/Native/Backend.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Builders.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -16,6 +17,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <unistd.h>
 
 using namespace mlir;
 
@@ -33,7 +36,9 @@ createTargetMachine(StringRef cpu, unsigned optLevel, std::string &error) {
   if (!target)
     return nullptr;
 
-  std::string cpuName = cpu.str();
+  std::string cpuName = cpu == "avx2"     ? "x86-64-v3"
+                        : cpu == "avx512" ? "x86-64-v4"
+                                          : cpu.str();
   llvm::SubtargetFeatures features;
   if (cpu == "native") {
     cpuName = llvm::sys::getHostCPUName().str();
@@ -60,13 +65,38 @@ createTargetMachine(StringRef cpu, unsigned optLevel, std::string &error) {
   return machine;
 }
 
-unsigned getVectorWidthBits(const llvm::TargetMachine &machine) {
+CpuTargetAttr describeCpu(MLIRContext *context,
+                          const llvm::TargetMachine &machine, bool host) {
   const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  if (info->checkFeatures("+avx512f"))
-    return 512;
-  if (info->checkFeatures("+avx"))
-    return 256;
-  return 128;
+  Builder b(context);
+  StringRef isa = info->checkFeatures("+avx512f") ? "avx512"
+                  : info->checkFeatures("+avx2") ? "avx2"
+                  : info->checkFeatures("+avx")  ? "avx"
+                                                 : "sse";
+  unsigned bits = isa == "avx512" ? 512 : isa == "sse" ? 128 : 256;
+  unsigned registers = isa == "avx512" ? 32 : 16;
+  SmallVector<StringRef> features;
+  for (StringRef feature : {"fma", "avx2", "avx512f", "avx512vnni",
+                            "avx512bf16", "avxvnni", "amx-tile"})
+    if (info->checkFeatures(("+" + feature).str()))
+      features.push_back(feature);
+  // Caches of a typical core of the ISA's generation (Haswell, Ice Lake
+  // server), or the host's as the OS reports them.
+  int64_t l1 = isa == "avx512" ? 48 << 10 : 32 << 10;
+  int64_t l2 = isa == "avx512" ? 2 << 20 : 256 << 10;
+  int64_t l3 = isa == "avx512" ? 32 << 20 : 8 << 20;
+  if (host) {
+    auto read = [](int name, int64_t fallback) {
+      long value = sysconf(name);
+      return value > 0 ? static_cast<int64_t>(value) : fallback;
+    };
+    l1 = read(_SC_LEVEL1_DCACHE_SIZE, l1);
+    l2 = read(_SC_LEVEL2_CACHE_SIZE, l2);
+    l3 = read(_SC_LEVEL3_CACHE_SIZE, l3);
+  }
+  return CpuTargetAttr::get(context, machine.getTargetCPU(), isa, bits,
+                            registers, b.getStrArrayAttr(features), l1, l2,
+                            l3);
 }
 
 LogicalResult optimizeModule(llvm::Module &module,

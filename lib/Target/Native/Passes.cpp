@@ -9,6 +9,7 @@
 
 #include "tfm/Target/Native/Passes.h"
 
+#include "tfm/Target/Native/Backend.h"
 #include "tfm/Target/Native/EntryPoint.h"
 #include "tfm/Target/Native/Weights.h"
 
@@ -18,6 +19,7 @@ namespace tfm {
 #define GEN_PASS_DEF_TFMEMITCINTERFACE
 #define GEN_PASS_DEF_TFMKVCACHE
 #define GEN_PASS_DEF_TFMPREPAREENTRY
+#define GEN_PASS_DEF_TFMSETCPUTARGET
 #include "tfm/Target/Native/Passes.h.inc"
 } // namespace tfm
 } // namespace mlir
@@ -59,6 +61,24 @@ struct TfmPrepareEntryPass
     if (failed(signature))
       return signalPassFailure();
     recordEntrySignature(getOperation(), *signature);
+  }
+};
+
+struct TfmSetCpuTargetPass
+    : tfm::impl::TfmSetCpuTargetBase<TfmSetCpuTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::string error;
+    std::unique_ptr<llvm::TargetMachine> machine =
+        createTargetMachine(cpu, /*optLevel=*/3, error);
+    if (!machine) {
+      getOperation().emitError() << error;
+      return signalPassFailure();
+    }
+    getOperation()->setAttr(
+        CpuTargetAttr::getAttrName(),
+        describeCpu(&getContext(), *machine, /*host=*/cpu == "native"));
   }
 };
 

@@ -3,7 +3,7 @@
 // RUN: tfm-opt %s --tfm-graph-optimizer | FileCheck %s --check-prefix=GRAPH
 // RUN: tfm-opt %s --tfm-cpu-pipeline="stop-after=graph" | FileCheck %s --check-prefix=GRAPH
 // RUN: tfm-opt %s --tfm-cpu-pipeline="stop-after=linalg" | FileCheck %s --check-prefix=LINALG
-// RUN: tfm-opt %s --tfm-cpu-pipeline="stop-after=vector vector-width-bits=256" | FileCheck %s --check-prefix=VECTOR
+// RUN: tfm-opt %s --tfm-set-cpu-target=cpu=avx2 --tfm-cpu-pipeline="stop-after=vector" | FileCheck %s --check-prefix=VECTOR
 // RUN: tfm-opt %s --tfm-cpu-pipeline | FileCheck %s --check-prefix=LLVM
 
 // The private helper is inlined and removed; the dropout folds away.

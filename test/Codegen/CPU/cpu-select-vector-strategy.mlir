@@ -1,26 +1,26 @@
 // RUN: tfm-opt %s --tfm-cpu-select-vector-strategy -split-input-file | FileCheck %s
-// RUN: tfm-opt %s --tfm-cpu-select-vector-strategy=vector-width-bits=256 -split-input-file | FileCheck %s --check-prefix=AVX2
+// RUN: tfm-opt %s --tfm-set-cpu-target=cpu=avx2 --tfm-cpu-select-vector-strategy -split-input-file | FileCheck %s --check-prefix=AVX2
 // RUN: tfm-opt %s --tfm-cpu-select-vector-strategy --tfm-tile-by-config --canonicalize --tfm-cpu-vectorize -split-input-file | FileCheck %s --check-prefix=TILED
 
 // A matmul with a row-major right operand gets the micro-kernel: parallel
-// column panels of 128 (768 / 128 = 6 panels), 8x32 register tiles with the
+// column panels of 128 (768 / 128 = 6 panels), 12x32 register tiles with the
 // row loop outermost in a panel, and the reduction one step at a time. With AVX2's
 // 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the row
-// loop is peeled: the 5 rows that 8 does not divide are a last row of
+// loop is peeled: the 5 rows that 12 does not divide are a last row of
 // register tiles of their own.
 
 // CHECK-LABEL: func.func @matmul
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
 // AVX2-LABEL: func.func @matmul
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
 
 // TILED-LABEL: func.func @matmul
 // TILED: scf.forall (%{{.*}}) = (0) to (768) step (128)
-// TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c8
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
 // TILED:     scf.for %{{.*}} = %{{.*}} to %c128 step %c32
-// TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x32xf32>)
-// TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x32x1xf32>
-// TILED:         arith.mulf {{.*}} : vector<8x32x1xf32>
+// TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x32xf32>)
+// TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<12x32x1xf32>
+// TILED:         arith.mulf {{.*}} : vector<12x32x1xf32>
 // TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
 // TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
 // TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
@@ -70,10 +70,10 @@ func.func @elementwise(%x: tensor<3x21xf32>, %y: tensor<3x21xf32>,
 // iterated like a batch.
 
 // CHECK-LABEL: func.func @matmul_two_m_dims
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 8, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 9, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
 // TILED-LABEL: func.func @matmul_two_m_dims
 //       TILED: scf.forall (%{{.*}}) = (0) to (64) step (32)
-//       TILED:   scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x9x32xf32>)
 func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
                              %y: tensor<1x9x64xf32>) -> tensor<1x9x64xf32> {
   %0 = linalg.generic {
@@ -97,11 +97,11 @@ func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
 // kept.
 
 // CHECK-LABEL: func.func @batch_matmul
-//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [1, 8, 32, 0], [0, 0, 0, 1]]
+//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [1, 12, 32, 0], [0, 0, 0, 1]]
 //       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 4, 4, 0]]>
 // TILED-LABEL: func.func @batch_matmul
 //       TILED: scf.forall (%{{.*}}) in (12)
-//       TILED:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x8x32xf32>)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x12x32xf32>)
 //       TILED:   tensor.extract_slice {{.*}} to tensor<1x4x4xf32>
 //       TILED:   arith.mulf {{.*}} : vector<1x4x4x64xf32>
 func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
@@ -155,7 +155,7 @@ func.func @parallel_tiles(%x: tensor<12x197x64xf32>, %y: tensor<12x197x64xf32>,
 
 // CHECK-LABEL: func.func @nested
 //       CHECK:   scf.forall
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0, 0], [12, 32, 0], [0, 0, 1]]
 //       CHECK:     linalg.generic {{.*}}tile_sizes = {{\[}}[0, 0], [1, 16]]
 func.func @nested(%a: tensor<4x256x64xf32>, %b: tensor<64x768xf32>,
                   %c: tensor<4x256x768xf32>) -> tensor<4x256x768xf32> {
@@ -202,23 +202,23 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
 
 // A long reduction is blocked for the caches first: 256 steps at a time (a
 // register tile's strip of the right operand, 256 x 32 f32, stays in L1),
-// and blocks of 256 rows (their 256 x 256 part of the left operand stays in
-// L2) when there are more; in a column panel the row blocks are outermost
+// and blocks of 252 rows (21 register tiles: their 252 x 256 part of the
+// left operand stays in L2) when there are more; in a column panel the row blocks are outermost
 // (their accumulators stay in L2 across the reduction blocks), and so are
 // the row tiles in the block. The remainders are peeled.
 
 // CHECK-LABEL: func.func @cache_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [256, 0, 256], [8, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
-//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [0, 0, 256], [8, 32, 0], [0, 0, 1]]
+//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [252, 0, 256], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [0, 0, 256], [12, 32, 0], [0, 0, 1]]
 // AVX2-LABEL: func.func @cache_blocks
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [6, 16, 0], [0, 0, 1]]
 // TILED-LABEL: func.func @cache_blocks
 //       TILED: scf.forall (%{{.*}}) = (0) to (256) step (128)
-//       TILED:   scf.for %{{.*}} = %{{.*}} to %c512 step %c256
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c504 step %c252
 //       TILED:     scf.for %{{.*}} = %{{.*}} to %c768 step %c256
-//       TILED:       scf.for %{{.*}} = %{{.*}} to %c256 step %c8
+//       TILED:       scf.for %{{.*}} = %{{.*}} to %c252 step %c12
 //       TILED:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
-//       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<8x32xf32>)
+//       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<12x32xf32>)
 func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
                         %c: tensor<600x256xf32>, %x: tensor<64x768xf32>,
                         %z: tensor<64x256xf32>) -> (tensor<600x256xf32>, tensor<64x256xf32>) {
@@ -234,7 +234,7 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
 // A matmul of a dynamic number of rows (a model's batch x sequence) is
 // versioned: below 4 rows (a decoding step's one token per sequence) its
 // register tiles are one row high, so that it streams the weights with no
-// masked-off rows; else the micro-kernel's 8 rows. Both keep the parallel
+// masked-off rows; else the micro-kernel's 12 rows. Both keep the parallel
 // column panels.
 
 // CHECK-LABEL: func.func @matmul_dynamic_rows(
@@ -244,7 +244,7 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
 //       CHECK:   %[[R:.*]] = scf.if %[[FEW]] -> (tensor<?x768xf32>) {
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [1, 32, 0], [0, 0, 1]]
 //       CHECK:   } else {
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [12, 32, 0], [0, 0, 1]]
 //       CHECK:   return %[[R]]
 func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
                                %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
@@ -268,4 +268,38 @@ func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
   %0 = linalg.matmul ins(%a, %b : tensor<1x64xf32>, tensor<64x1409xf32>)
       outs(%c : tensor<1x1409xf32>) -> tensor<1x1409xf32>
   return %0 : tensor<1x1409xf32>
+}
+
+// -----
+
+// A matmul whose right operand tfm-cpu-pack-panels packed, (m, nb, nr, k),
+// takes the micro-kernel one panel per register tile: 12 x 1 x 32 with
+// AVX-512, whose 24 panels of 32 columns go parallel four at a time; 6 x 1 x
+// 16 with AVX2, whose panels are 16 columns wide (48 of them).
+
+// CHECK-LABEL: func.func @packed
+//       CHECK:   tile_sizes = {{\[}}[0, 4, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
+// AVX2-LABEL: func.func @packed
+//       AVX2:   tile_sizes = {{\[}}[0, 4, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+// TILED-LABEL: func.func @packed
+//       TILED: scf.forall (%{{.*}}) = (0) to (24) step (4)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
+//       TILED:     scf.for %{{.*}} = %{{.*}} to %c4 step %c1
+//       TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>)
+//       TILED:         vector.transfer_read {{.*}} : tensor<1x1x32xf32>, vector<12x1x32x1xf32>
+func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
+                  %c: tensor<197x24x32xf32>) -> tensor<197x24x32xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(m, nb, nr, k) -> (m, k)>,
+                       affine_map<(m, nb, nr, k) -> (nb, k, nr)>,
+                       affine_map<(m, nb, nr, k) -> (m, nb, nr)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<197x64xf32>, tensor<24x64x32xf32>)
+      outs(%c : tensor<197x24x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<197x24x32xf32>
+  return %0 : tensor<197x24x32xf32>
 }

@@ -4,7 +4,7 @@
 // (tiles partial along other loops are cut into rows of whole vectors).
 // Numerics at several sizes: test/Integration/dynamic-shapes.test.
 
-// RUN: tfm-opt %s --split-input-file --tfm-cpu-pipeline=vector-width-bits=256 | FileCheck %s --check-prefix=CPU
+// RUN: tfm-opt %s --split-input-file --tfm-set-cpu-target=cpu=avx2 --tfm-cpu-pipeline | FileCheck %s --check-prefix=CPU
 // RUN: tfm-opt %s --split-input-file --tfm-gpu-pipeline | FileCheck %s --check-prefix=GPU
 
 // -----

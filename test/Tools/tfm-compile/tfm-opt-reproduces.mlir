@@ -2,36 +2,36 @@
 // before lowering is the passes tfm-bind-weights and tfm-prepare-entry,
 // after the llvm stage the pass tfm-emit-c-interface, and its pipelines are
 // the registered ones. Each pair of RUN lines must print
-// the same IR (the CPU is set so that tfm-compile's vector width is
-// tfm-opt's default, 512 bits; the GPU kernels are embedded as PTX, and tfm-opt is given the CUDA
+// the same IR (tfm-compile's --cpu and tfm-opt's tfm-set-cpu-target name the
+// same CPU, which both record as the module's tfm.target; the GPU kernels are embedded as PTX, and tfm-opt is given the CUDA
 // toolkit that tfm-compile finds).
 
-// RUN: tfm-compile %s --emit=mlir --stage=graph --mcpu=skylake-avx512 -o %t.compile.graph
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=graph -o %t.opt.graph
+// RUN: tfm-compile %s --emit=mlir --stage=graph --cpu=skylake-avx512 -o %t.compile.graph
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline=stop-after=graph -o %t.opt.graph
 // RUN: diff -B %t.compile.graph %t.opt.graph
 
-// RUN: tfm-compile %s --emit=mlir --stage=linalg --mcpu=skylake-avx512 -o %t.compile.linalg
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=linalg -o %t.opt.linalg
+// RUN: tfm-compile %s --emit=mlir --stage=linalg --cpu=skylake-avx512 -o %t.compile.linalg
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline=stop-after=linalg -o %t.opt.linalg
 // RUN: diff -B %t.compile.linalg %t.opt.linalg
 
-// RUN: tfm-compile %s --emit=mlir --stage=vector --mcpu=skylake-avx512 -o %t.compile.vector
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=vector -o %t.opt.vector
+// RUN: tfm-compile %s --emit=mlir --stage=vector --cpu=skylake-avx512 -o %t.compile.vector
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline=stop-after=vector -o %t.opt.vector
 // RUN: diff -B %t.compile.vector %t.opt.vector
 
-// RUN: tfm-compile %s --emit=mlir --stage=bufferized --mcpu=skylake-avx512 -o %t.compile.bufferized
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline=stop-after=bufferized -o %t.opt.bufferized
+// RUN: tfm-compile %s --emit=mlir --stage=bufferized --cpu=skylake-avx512 -o %t.compile.bufferized
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline=stop-after=bufferized -o %t.opt.bufferized
 // RUN: diff -B %t.compile.bufferized %t.opt.bufferized
 
-// RUN: tfm-compile %s --emit=mlir --mcpu=skylake-avx512 -o %t.compile.llvm
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline --tfm-emit-c-interface -o %t.opt.llvm
+// RUN: tfm-compile %s --emit=mlir --cpu=skylake-avx512 -o %t.compile.llvm
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline --tfm-emit-c-interface -o %t.opt.llvm
 // RUN: diff -B %t.compile.llvm %t.opt.llvm
 
 // The options reach both: tile sizes, the fusion switch and the profiler.
-// RUN: tfm-compile %s --emit=mlir --stage=linalg --mcpu=skylake-avx512 --attention-q-tile=4 --attention-kv-tile=8 --no-fusion -o %t.compile.options
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=linalg attention-q-tile=4 attention-kv-tile=8 fusion=false" -o %t.opt.options
+// RUN: tfm-compile %s --emit=mlir --stage=linalg --cpu=skylake-avx512 --attention-q-tile=4 --attention-kv-tile=8 --no-fusion -o %t.compile.options
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline="stop-after=linalg attention-q-tile=4 attention-kv-tile=8 fusion=false" -o %t.opt.options
 // RUN: diff -B %t.compile.options %t.opt.options
-// RUN: tfm-compile %s --emit=mlir --stage=bufferized --mcpu=skylake-avx512 --profile -o %t.compile.profile
-// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-cpu-pipeline="stop-after=bufferized profile=true" -o %t.opt.profile
+// RUN: tfm-compile %s --emit=mlir --stage=bufferized --cpu=skylake-avx512 --profile -o %t.compile.profile
+// RUN: tfm-opt %s --tfm-bind-weights --tfm-prepare-entry --tfm-set-cpu-target=cpu=skylake-avx512 --tfm-cpu-pipeline="stop-after=bufferized profile=true" -o %t.opt.profile
 // RUN: diff -B %t.compile.profile %t.opt.profile
 
 // RUN: tfm-compile %s --target=nvptx --gpu-format=ptx --emit=mlir --stage=graph -o %t.compile.gpu-graph
@@ -65,9 +65,10 @@
 // GPU-LLVM: gpu.binary @__tfm_entry_kernel
 // GPU-LLVM: llvm.func @tfm_main(
 
-// And the entry is what both prepare: renamed, with its signature recorded.
+// And the entry is what both prepare: renamed, with its signature recorded,
+// in a module that records the CPU.
 // RUN: FileCheck %s --input-file=%t.opt.graph
-// CHECK: module attributes {tfm.entry_signature = {inputs = [{name = "x", type = tensor<2x8x16xf32>}, {name = "lens", type = tensor<2xi64>}], name = "main", outputs = [{name = "y", type = tensor<2x8x16xf32>}]}}
+// CHECK: module attributes {tfm.entry_signature = {inputs = [{name = "x", type = tensor<2x8x16xf32>}, {name = "lens", type = tensor<2xi64>}], name = "main", outputs = [{name = "y", type = tensor<2x8x16xf32>}]}, tfm.target = #tfm.cpu<name = "skylake-avx512", isa = "avx512", vector_bits = 512, vector_registers = 32, features = ["fma", "avx2", "avx512f"], l1_bytes = 49152, l2_bytes = 2097152, l3_bytes = 33554432>}
 // CHECK: func.func @__tfm_entry(
 
 // At the llvm stage, both have the C entry points.

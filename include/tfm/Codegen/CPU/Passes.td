@@ -19,8 +19,10 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       (one batch element each when there are two or more, else column
       panels of one to four register tiles that divide the columns into two
       or more), register tiles of Mr x Nr (Nr two vector registers wide, Mr
-      8 rows with AVX-512's 32 registers and 6 with AVX2's 16) with the
-      column loop outermost, and the reduction one step at a time. The
+      12 rows with AVX-512's 32 registers and 6 with AVX2's 16) with the
+      column loop outermost, and the reduction one step at a time. A
+      matmul whose right operand `tfm-cpu-pack-panels` packed gets the same
+      tiles, one panel per register tile, and panels of panels in parallel. The
       pipeline then keeps each accumulator tile in registers
       (loop-invariant-subset-hoisting): one broadcast FMA per row, register
       and step. Columns that no panel divides (an LM head's vocabulary) get
@@ -38,15 +40,53 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
     - An op inside a parallel loop already (the ops of an attention's
       query tile) gets no parallel tiles: OpenMP would only nest a
       serialized region in each iteration.
+
+    The vector registers are those of the module's `tfm.target`
+    (`#tfm.cpu`, which `tfm-set-cpu-target` writes; AVX-512 without one).
   }];
-  let options = [
-    Option<"vectorWidthBits", "vector-width-bits", "unsigned",
-           /*default=*/"512",
-           "Width of the target's vector registers in bits (512 for "
-           "AVX-512, 256 for AVX2)">,
-  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tfm::TfmDialect"];
+}
+
+def TfmCpuPackPanels : Pass<"tfm-cpu-pack-panels"> {
+  let summary = "Pack the right operands of matmuls into the micro-kernel's "
+                "panels of Nr columns";
+  let description = [{
+    The CPU's data tiling. The right operand of a matmul without batch
+    dimensions, `[K, N]` (or a weight `[N, K]`, as `nn.Linear` stores it),
+    becomes `[ceil(N / Nr), K, Nr]`: panels of Nr columns (two vector
+    registers), each read by a register tile's reduction as one contiguous
+    stream instead of one row of the operand (a new page) per step. The
+    product becomes a `linalg.generic` over (..., m, nb, nr, k) into the
+    accumulator reshaped to `[..., N / Nr, Nr]`, which
+    `tfm-cpu-select-vector-strategy` tiles one panel per register tile.
+
+    A constant operand (a model's weights) is packed at compile time: the
+    packed constant, zero-padded to whole panels, replaces it. Any other is
+    packed at run time (`linalg.pack`, lowered to a transpose of its expanded
+    shape) when Nr divides its columns and the product has 64 rows or more
+    of static size. The vector registers are those of the module's
+    `tfm.target` (AVX-512 without one). Columns that Nr does not divide (an LM head's
+    vocabulary) are computed into a padded accumulator (a fill), of which
+    the product keeps the first N.
+
+    ```mlir
+    %y = linalg.matmul ins(%x, %w : tensor<64x256xf32>, tensor<256x96xf32>)
+                       outs(%acc : tensor<64x96xf32>) -> tensor<64x96xf32>
+    // becomes, with AVX2 (Nr = 16)
+    %p = arith.constant dense<...> : tensor<6x256x16xf32>
+    %a = tensor.expand_shape %acc [[0], [1, 2]] output_shape [64, 6, 16]
+    %r = linalg.generic {indexing_maps = [(m, nb, nr, k) -> (m, k),
+                                          (m, nb, nr, k) -> (nb, k, nr),
+                                          (m, nb, nr, k) -> (m, nb, nr)]}
+           ins(%x, %p) outs(%a)
+    %y = tensor.collapse_shape %r [[0], [1, 2]]
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tfm::TfmDialect"];
 }
@@ -96,12 +136,6 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
     An op the vectorizer rejects is left as it is for the loop lowering, with
     a remark.
   }];
-  let options = [
-    Option<"vectorWidthBits", "vector-width-bits", "unsigned",
-           /*default=*/"512",
-           "Width of the target's vector registers in bits (512 for "
-           "AVX-512, 256 for AVX2)">,
-  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect",

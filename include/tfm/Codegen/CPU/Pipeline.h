@@ -61,10 +61,6 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Keys per flash-attention block (0: the strategy's "
                      "choice)"),
       llvm::cl::init(0)};
-  PassOptions::Option<unsigned> vectorWidthBits{
-      *this, "vector-width-bits",
-      llvm::cl::desc("Width of the target's vector registers in bits"),
-      llvm::cl::init(512)};
   PassOptions::Option<bool> profile{
       *this, "profile",
       llvm::cl::desc("Time every kernel (tfm-profile-kernels), for the "
@@ -73,9 +69,9 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
 };
 
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
-/// dialect. `vectorWidthBits` is the target's, 0 for code that the CPU's
-/// vector stage did not make (the GPU emulation's host code).
-void buildCpuLLVMStage(OpPassManager &pm, unsigned vectorWidthBits = 0);
+/// dialect. `vectorized` is false for code that the CPU's vector stage did
+/// not make (the GPU emulation's host code).
+void buildCpuLLVMStage(OpPassManager &pm, bool vectorized = false);
 
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
 /// `options.stopAfter`.

@@ -8,6 +8,8 @@
 #ifndef TFM_CODEGEN_CPU_STRATEGY_H
 #define TFM_CODEGEN_CPU_STRATEGY_H
 
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 
 #include <optional>
@@ -21,7 +23,13 @@ namespace tfm {
 /// transpose reads one of its inputs innermost along (a square block),
 /// one iteration of every other loop.
 SmallVector<int64_t> getCpuVectorShape(linalg::LinalgOp op,
-                                       unsigned vectorWidthBits);
+                                       CpuTargetAttr target);
+
+/// The rows of the micro-kernel's register tile (Mr): as many as leave two
+/// vector registers for a row of the right operand's panel, one for the
+/// broadcast element of the left and one spare, two accumulators a row; at
+/// most 12 (12 x 2 of AVX-512's 32 registers, 6 x 2 of AVX2's 16).
+int64_t getRegisterTileRows(CpuTargetAttr target);
 
 /// The m, n and k dimensions of `op` if it is a matmul, batched or not, whose
 /// right operand is row-major ([..., k, n]), so that a row of it is

@@ -3,6 +3,8 @@
 #ifndef TFM_TARGET_NATIVE_BACKEND_H
 #define TFM_TARGET_NATIVE_BACKEND_H
 
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+
 #include "mlir/Support/LLVM.h"
 #include "llvm/Target/TargetMachine.h"
 
@@ -17,14 +19,18 @@ class Module;
 namespace mlir {
 namespace tfm {
 
-/// A TargetMachine for the host's triple and `cpu` ("native" for the host's
-/// own CPU and features), producing position-independent code.
+/// A TargetMachine for the host's triple and `cpu`, producing
+/// position-independent code. `cpu` is an LLVM CPU name ("haswell",
+/// "sapphirerapids", "x86-64-v3"), "native" for the host's own CPU and
+/// features, or "avx2" / "avx512", short for x86-64-v3 / x86-64-v4.
 std::unique_ptr<llvm::TargetMachine>
 createTargetMachine(llvm::StringRef cpu, unsigned optLevel,
                     std::string &error);
 
-/// The width in bits of the widest vector registers `machine` targets.
-unsigned getVectorWidthBits(const llvm::TargetMachine &machine);
+/// The facts about `machine`'s CPU that code generation reads (#tfm.cpu):
+/// with `host`, the caches are the host's where the OS reports them.
+CpuTargetAttr describeCpu(MLIRContext *context,
+                          const llvm::TargetMachine &machine, bool host);
 
 /// Runs LLVM's optimization pipeline at `optLevel` over `module`.
 mlir::LogicalResult optimizeModule(llvm::Module &module,

@@ -94,6 +94,26 @@ def TfmPrepareEntry : Pass<"tfm-prepare-entry", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def TfmSetCpuTarget : Pass<"tfm-set-cpu-target", "::mlir::ModuleOp"> {
+  let summary = "Record the CPU that code is generated for on the module";
+  let description = [{
+    Writes `tfm.target = #tfm.cpu<...>` on the module: the ISA, vector
+    registers, features and caches of `cpu`, which the CPU pipeline's
+    strategy passes read. tfm-compile runs it with its `--cpu=`; in tfm-opt
+    it makes a test compile for a given ISA on any machine:
+
+    ```sh
+    tfm-opt --tfm-set-cpu-target=cpu=avx2 --tfm-cpu-pipeline model.mlir
+    ```
+  }];
+  let options = [
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"native\"",
+           "The CPU: native (the host's), avx2, avx512, or an LLVM CPU "
+           "name such as haswell or sapphirerapids">,
+  ];
+  let dependentDialects = ["::mlir::tfm::TfmDialect"];
+}
+
 def TfmEmitCInterface : Pass<"tfm-emit-c-interface", "::mlir::ModuleOp"> {
   let summary = "Add the C entry points of a native binary";
   let description = [{

@@ -114,4 +114,51 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Targets
+//===----------------------------------------------------------------------===//
+
+def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
+  let mnemonic = "cpu";
+  let summary = "the CPU that code is generated for";
+  let description = [{
+    The facts about a CPU that the CPU's strategy passes read: its ISA, the
+    width and number of its vector registers, its features and its data
+    caches. tfm-compile writes it on the module as `tfm.target` (the host's
+    by default, `--cpu=` another's); `tfm-set-cpu-target` does the same in
+    tfm-opt. A module without one is compiled for `x86-64-v4` (AVX-512).
+
+    ```mlir
+    module attributes {tfm.target = #tfm.cpu<name = "haswell", isa = "avx2",
+        vector_bits = 256, vector_registers = 16, features = ["fma"],
+        l1_bytes = 32768, l2_bytes = 262144, l3_bytes = 8388608>} {...}
+    ```
+  }];
+  let parameters = (ins
+    StringRefParameter<"the LLVM name of the CPU">:$name,
+    StringRefParameter<"the widest vector ISA: avx512, avx2, avx or sse">:$isa,
+    "unsigned":$vector_bits,
+    "unsigned":$vector_registers,
+    "::mlir::ArrayAttr":$features,
+    "int64_t":$l1_bytes,
+    "int64_t":$l2_bytes,
+    "int64_t":$l3_bytes);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// The name of the module attribute that holds the target.
+    static constexpr ::llvm::StringLiteral getAttrName() {
+      return "tfm.target";
+    }
+    /// The target of the module that holds `op`, or the default
+    /// (`x86-64-v4`: AVX-512, 32 registers) if it has none.
+    static CpuTargetAttr lookup(::mlir::Operation *op);
+    /// Whether the CPU has `feature` (an LLVM feature name, e.g. "fma").
+    bool hasFeature(::llvm::StringRef feature) const;
+    /// The elements of `bits` bits that one vector register holds.
+    int64_t getLanes(unsigned bits) const {
+      return std::max<int64_t>(1, getVectorBits() / std::max(bits, 1u));
+    }
+  }];
+}
+
 #endif // TFM_DIALECT_TFM_IR_TFMATTRS_TD
