@@ -60,8 +60,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   PassManager pm(&context);
   pm.addPass(tfm::createTfmPrepareEntry());
+  // AVX2's registers, so that both ISAs' strategies get fuzzed (tfm-opt's
+  // default target is AVX-512).
+  tfm::TfmSetCpuTargetOptions target;
+  target.cpu = "avx2";
+  pm.addPass(tfm::createTfmSetCpuTarget(target));
   tfm::CpuPipelineOptions options;
-  options.vectorWidthBits = 256;
   tfm::buildCpuPipeline(pm, options);
   pm.addPass(tfm::createTfmEmitCInterface());
   if (failed(pm.run(*module))) {
