@@ -38,6 +38,18 @@ from tfm_tools import d2l  # noqa: E402
 TOLERANCE = 1e-4
 
 
+
+def vector_isa():
+    """The widest vector ISA of this machine's CPU, as tfm-compile's
+    default (--cpu=native) uses it: AVX-512, AVX2 or neither."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = f.read()
+    except OSError:
+        return "ISA unknown"
+    return ("AVX-512" if " avx512f" in flags else
+            "AVX2" if " avx2" in flags else "no AVX2")
+
 def vit_ti():
     from torchvision.models.vision_transformer import VisionTransformer
     model = VisionTransformer(image_size=224, patch_size=16, num_layers=12,
@@ -149,8 +161,8 @@ def main():
         print(f"   top class: tfm {got[0].argmax()}, PyTorch "
               f"{reference[0].argmax()}")
 
-    print(f"== latency, medians of {args.runs} runs "
-          f"(this machine has {os.cpu_count()} cores)")
+    print(f"== latency, medians of {args.runs} runs (this machine: "
+          f"{os.cpu_count()} cores, {vector_isa()})")
     rows = []
     for threads in (1, 2):
         t = time_tfm(exe, input_paths, output, args.runs, threads)

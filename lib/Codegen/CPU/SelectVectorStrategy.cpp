@@ -151,12 +151,28 @@ static constexpr int64_t kKc = 256;
 /// parallel panel uses them.
 static constexpr int64_t kMcBytes = 256 * 1024;
 
+/// The register tiles' columns (panels) that one parallel tile of a matmul
+/// of `panels` of them takes: one to four, so that the tiles share out
+/// evenly between 4 or, failing that, 2 threads (OpenMP gives each thread
+/// a block of whole tiles: 3 tiles on 2 threads leave one idle a third of
+/// the time), else any that make two tiles or more; 0 for none.
+static int64_t getPanelsPerParallelTile(int64_t panels) {
+  for (int64_t threads : {4, 2})
+    for (int64_t group : {4, 2, 1})
+      if (panels % group == 0 && (panels / group) % threads == 0)
+        return group;
+  for (int64_t group : {4, 2, 1})
+    if (panels % group == 0 && panels / group >= 2)
+      return group;
+  return 0;
+}
+
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
-///            or more, else column panels of a few register tiles each
-///            (one to four packed panels) if they divide the columns into
-///            two or more (or, if none divides them, panels of four tiles
+///            or more, else column panels of one to four register tiles
+///            (packed panels) each, as getPanelsPerParallelTile chooses
+///            (or, if Nr does not divide the columns, panels of four tiles
 ///            and a last one of the columns left over), else (or if `op`
 ///            is `nested` in a parallel loop already) none;
 ///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
@@ -213,20 +229,13 @@ getContractionConfig(linalg::LinalgOp op,
       parallel[b] = 1;
   } else if (panel) {
     if (!ShapedType::isDynamic(ranges[*panel]))
-      for (int64_t panels : {4, 2, 1})
-        if (ranges[*panel] % panels == 0 && ranges[*panel] / panels >= 2) {
-          parallel[*panel] = panels;
-          break;
-        }
+      parallel[*panel] = getPanelsPerParallelTile(ranges[*panel]);
     if (!parallel[*panel] && !ShapedType::isDynamic(ranges[*panel]) &&
         ranges[*panel] >= 8)
       parallel[*panel] = 4;
   } else if (!ShapedType::isDynamic(ranges[n])) {
-    for (int64_t panel : {4 * cols, 2 * cols, cols})
-      if (ranges[n] % panel == 0 && ranges[n] / panel >= 2) {
-        parallel[n] = panel;
-        break;
-      }
+    if (ranges[n] % cols == 0)
+      parallel[n] = cols * getPanelsPerParallelTile(ranges[n] / cols);
     // Columns that no panel divides (a vocabulary of 50257, an LM head's)
     // still go parallel: the widest panels, and the columns they leave
     // over as a tile of their own (tileLevel splits them off).

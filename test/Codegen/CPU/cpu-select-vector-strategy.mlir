@@ -3,25 +3,26 @@
 // RUN: tfm-opt %s --tfm-cpu-select-vector-strategy --tfm-tile-by-config --canonicalize --tfm-cpu-vectorize -split-input-file | FileCheck %s --check-prefix=TILED
 
 // A matmul with a row-major right operand gets the micro-kernel: parallel
-// column panels of 128 (768 / 128 = 6 panels), 12x32 register tiles with the
+// column panels of 64 (768 / 64 = 12 panels: a number of parallel tiles
+// that 2 or 4 threads share evenly), 12x32 register tiles with the
 // row loop outermost in a panel, and the reduction one step at a time. With AVX2's
 // 16 registers the tiles are 6x16 and the panels 64 wide. Applied, the row
 // loop is peeled: the 5 rows that 12 does not divide are a last row of
 // register tiles of their own.
 
 // CHECK-LABEL: func.func @matmul
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
 // AVX2-LABEL: func.func @matmul
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
 
 // TILED-LABEL: func.func @matmul
-// TILED: scf.forall (%{{.*}}) = (0) to (768) step (128)
+// TILED: scf.forall (%{{.*}}) = (0) to (768) step (64)
 // TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
-// TILED:     scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c32
 // TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x32xf32>)
 // TILED:         vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<12x32x1xf32>
 // TILED:         arith.mulf {{.*}} : vector<12x32x1xf32>
-// TILED:   scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+// TILED:   scf.for %{{.*}} = %{{.*}} to %c64 step %c32
 // TILED:     scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<5x32xf32>)
 // TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<5x32x1xf32>
 // TILED-NOT: linalg.matmul
@@ -208,16 +209,16 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
 // the row tiles in the block. The remainders are peeled.
 
 // CHECK-LABEL: func.func @cache_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [252, 0, 256], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
-//       CHECK:   tile_sizes = {{\[}}[0, 128, 0], [0, 0, 256], [12, 32, 0], [0, 0, 1]]
+//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [0, 0, 256], [12, 32, 0], [0, 0, 1]]
 // AVX2-LABEL: func.func @cache_blocks
 //       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [6, 16, 0], [0, 0, 1]]
 // TILED-LABEL: func.func @cache_blocks
-//       TILED: scf.forall (%{{.*}}) = (0) to (256) step (128)
+//       TILED: scf.forall (%{{.*}}) = (0) to (256) step (64)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c504 step %c252
 //       TILED:     scf.for %{{.*}} = %{{.*}} to %c768 step %c256
 //       TILED:       scf.for %{{.*}} = %{{.*}} to %c252 step %c12
-//       TILED:         scf.for %{{.*}} = %{{.*}} to %c128 step %c32
+//       TILED:         scf.for %{{.*}} = %{{.*}} to %c64 step %c32
 //       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<12x32xf32>)
 func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
                         %c: tensor<600x256xf32>, %x: tensor<64x768xf32>,
@@ -242,9 +243,9 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
 //       CHECK:   %[[M:.*]] = tensor.dim %[[A]], %c0
 //       CHECK:   %[[FEW:.*]] = arith.cmpi ult, %[[M]], %c4
 //       CHECK:   %[[R:.*]] = scf.if %[[FEW]] -> (tensor<?x768xf32>) {
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [1, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
 //       CHECK:   } else {
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [12, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [12, 32, 0], [0, 0, 1]]
 //       CHECK:   return %[[R]]
 func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
                                %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
@@ -274,17 +275,17 @@ func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
 
 // A matmul whose right operand tfm-cpu-pack-panels packed, (m, nb, nr, k),
 // takes the micro-kernel one panel per register tile: 12 x 1 x 32 with
-// AVX-512, whose 24 panels of 32 columns go parallel four at a time; 6 x 1 x
-// 16 with AVX2, whose panels are 16 columns wide (48 of them).
+// AVX-512, whose 24 panels of 32 columns go parallel two at a time (12
+// parallel tiles, which 2 or 4 threads share evenly); 6 x 1 x 16 with AVX2.
 
 // CHECK-LABEL: func.func @packed
-//       CHECK:   tile_sizes = {{\[}}[0, 4, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
 // AVX2-LABEL: func.func @packed
-//       AVX2:   tile_sizes = {{\[}}[0, 4, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
 // TILED-LABEL: func.func @packed
-//       TILED: scf.forall (%{{.*}}) = (0) to (24) step (4)
+//       TILED: scf.forall (%{{.*}}) = (0) to (24) step (2)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
-//       TILED:     scf.for %{{.*}} = %{{.*}} to %c4 step %c1
+//       TILED:     scf.for %{{.*}} = %{{.*}} to %c2 step %c1
 //       TILED:       scf.for %{{.*}} = %{{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>)
 //       TILED:         vector.transfer_read {{.*}} : tensor<1x1x32xf32>, vector<12x1x32x1xf32>
 func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,

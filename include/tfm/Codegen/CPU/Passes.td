@@ -17,16 +17,17 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
     - A matmul, batched or not, whose right operand is row-major gets the
       register-blocked micro-kernel, in three levels: the parallel tiles
       (one batch element each when there are two or more, else column
-      panels of one to four register tiles that divide the columns into two
-      or more), register tiles of Mr x Nr (Nr two vector registers wide, Mr
-      12 rows with AVX-512's 32 registers and 6 with AVX2's 16) with the
-      column loop outermost, and the reduction one step at a time. A
-      matmul whose right operand `tfm-cpu-pack-panels` packed gets the same
-      tiles, one panel per register tile, and panels of panels in parallel. The
-      pipeline then keeps each accumulator tile in registers
-      (loop-invariant-subset-hoisting): one broadcast FMA per row, register
-      and step. Columns that no panel divides (an LM head's vocabulary) get
-      panels of four register tiles and a last one of the columns left over.
+      panels of one to four register tiles, as many as make a number of
+      parallel tiles that 4 or else 2 threads share evenly), register tiles
+      of Mr x Nr (Nr two vector registers wide, Mr 12 rows with AVX-512's
+      32 registers and 6 with AVX2's 16) with the column loop outermost,
+      and the reduction one step at a time. A matmul whose right operand
+      `tfm-cpu-pack-panels` packed gets the same tiles, one panel per
+      register tile. The pipeline then keeps each accumulator tile in
+      registers (loop-invariant-subset-hoisting): one broadcast FMA per
+      row, register and step. Columns that Nr does not divide (an LM head's
+      vocabulary, unpacked) get panels of four register tiles and a last
+      one of the columns left over.
     - A matmul of a dynamic number of rows (a model's batch and sequence)
       is versioned under an `scf.if`: for fewer than 4 rows, as in a
       decoding step of one token per sequence, register tiles one row high
