@@ -58,6 +58,7 @@ constexpr int64_t kMinRowsForRuntimePacking = 64;
 /// and a result whose innermost dimension is n.
 struct PanelMatmul {
   linalg::LinalgOp op;
+  SmallVector<unsigned, 2> m;
   unsigned n, k;
   /// Whether the right operand is [n, k] (a Linear's weight).
   bool transposed;
@@ -92,17 +93,15 @@ std::optional<PanelMatmul> matchPanelMatmul(linalg::LinalgOp op) {
   auto type = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
   if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
     return std::nullopt;
-  return PanelMatmul{op, n, k, transposed};
+  return PanelMatmul{op, dims->m, n, k, transposed};
 }
 
-/// The rows of the product: the product of its m loops, or -1 if one is
+/// The rows of `matmul`: the product of its m loops, or -1 if one is
 /// dynamic.
-int64_t getStaticRows(linalg::LinalgOp op) {
-  FailureOr<linalg::ContractionDimensions> dims =
-      linalg::inferContractionDims(op);
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+int64_t getStaticRows(PanelMatmul matmul) {
+  SmallVector<int64_t> ranges = matmul.op.getStaticLoopRanges();
   int64_t rows = 1;
-  for (unsigned m : dims->m) {
+  for (unsigned m : matmul.m) {
     if (ShapedType::isDynamic(ranges[m]))
       return -1;
     rows *= ranges[m];
@@ -183,7 +182,7 @@ struct TfmCpuPackPanelsPass
     DenseElementsAttr constant;
     bool isConstant = matchPattern(rhs, m_Constant(&constant));
     if (!isConstant) {
-      int64_t rows = getStaticRows(op);
+      int64_t rows = getStaticRows(matmul);
       if (padded || rows < kMinRowsForRuntimePacking)
         return;
     }
@@ -226,9 +225,7 @@ struct TfmCpuPackPanelsPass
         rewriter.eraseOp(packOp);
         return;
       }
-      packed = lowered->transposeOp
-                   ? lowered->transposeOp->getResult(0)
-                   : op.getDpsInputs()[1]; // Unreachable: shapes differ.
+      packed = lowered->transposeOp->getResult(0);
     }
 
     // The accumulator, [..., N / Nr, Nr].

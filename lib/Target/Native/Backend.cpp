@@ -3,7 +3,6 @@
 #include "tfm/Target/Native/Backend.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/IR/Builders.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -68,35 +67,30 @@ createTargetMachine(StringRef cpu, unsigned optLevel, std::string &error) {
 CpuTargetAttr describeCpu(MLIRContext *context,
                           const llvm::TargetMachine &machine, bool host) {
   const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  Builder b(context);
   StringRef isa = info->checkFeatures("+avx512f") ? "avx512"
                   : info->checkFeatures("+avx2") ? "avx2"
                   : info->checkFeatures("+avx")  ? "avx"
                                                  : "sse";
-  unsigned bits = isa == "avx512" ? 512 : isa == "sse" ? 128 : 256;
-  unsigned registers = isa == "avx512" ? 32 : 16;
   SmallVector<StringRef> features;
   for (StringRef feature : {"fma", "avx2", "avx512f", "avx512vnni",
                             "avx512bf16", "avxvnni", "amx-tile"})
     if (info->checkFeatures(("+" + feature).str()))
       features.push_back(feature);
-  // Caches of a typical core of the ISA's generation (Haswell, Ice Lake
-  // server), or the host's as the OS reports them.
-  int64_t l1 = isa == "avx512" ? 48 << 10 : 32 << 10;
-  int64_t l2 = isa == "avx512" ? 2 << 20 : 256 << 10;
-  int64_t l3 = isa == "avx512" ? 32 << 20 : 8 << 20;
-  if (host) {
-    auto read = [](int name, int64_t fallback) {
-      long value = sysconf(name);
-      return value > 0 ? static_cast<int64_t>(value) : fallback;
-    };
-    l1 = read(_SC_LEVEL1_DCACHE_SIZE, l1);
-    l2 = read(_SC_LEVEL2_CACHE_SIZE, l2);
-    l3 = read(_SC_LEVEL3_CACHE_SIZE, l3);
-  }
-  return CpuTargetAttr::get(context, machine.getTargetCPU(), isa, bits,
-                            registers, b.getStrArrayAttr(features), l1, l2,
-                            l3);
+  CpuTargetAttr typical = CpuTargetAttr::getTypical(
+      context, machine.getTargetCPU(), isa, features);
+  if (!host)
+    return typical;
+  // The host's caches, as the OS reports them.
+  auto read = [](int name, int64_t fallback) {
+    long value = sysconf(name);
+    return value > 0 ? static_cast<int64_t>(value) : fallback;
+  };
+  return CpuTargetAttr::get(
+      context, typical.getName(), isa, typical.getVectorBits(),
+      typical.getVectorRegisters(), typical.getFeatures(),
+      read(_SC_LEVEL1_DCACHE_SIZE, typical.getL1Bytes()),
+      read(_SC_LEVEL2_CACHE_SIZE, typical.getL2Bytes()),
+      read(_SC_LEVEL3_CACHE_SIZE, typical.getL3Bytes()));
 }
 
 LogicalResult optimizeModule(llvm::Module &module,

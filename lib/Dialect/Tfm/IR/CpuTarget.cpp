@@ -12,12 +12,21 @@ CpuTargetAttr CpuTargetAttr::lookup(Operation *op) {
   for (Operation *scope = op; scope; scope = scope->getParentOp())
     if (auto target = scope->getAttrOfType<CpuTargetAttr>(getAttrName()))
       return target;
-  // x86-64-v4's registers, with a server core's caches.
-  Builder b(op->getContext());
-  return CpuTargetAttr::get(
-      op->getContext(), "x86-64-v4", "avx512", 512, 32,
-      b.getStrArrayAttr({"fma", "avx2", "avx512f"}), 48 * 1024,
-      2 * 1024 * 1024, 32 * 1024 * 1024);
+  return getTypical(op->getContext(), "x86-64-v4", "avx512",
+                    {"fma", "avx2", "avx512f"});
+}
+
+CpuTargetAttr CpuTargetAttr::getTypical(MLIRContext *context, StringRef name,
+                                        StringRef isa,
+                                        ArrayRef<StringRef> features) {
+  bool avx512 = isa == "avx512";
+  unsigned bits = avx512 ? 512 : isa == "sse" ? 128 : 256;
+  unsigned registers = avx512 ? 32 : 16;
+  int64_t l1 = avx512 ? 48 << 10 : 32 << 10;
+  int64_t l2 = avx512 ? 2 << 20 : 256 << 10;
+  int64_t l3 = avx512 ? 32 << 20 : 8 << 20;
+  return get(context, name, isa, bits, registers,
+             Builder(context).getStrArrayAttr(features), l1, l2, l3);
 }
 
 bool CpuTargetAttr::hasFeature(StringRef feature) const {

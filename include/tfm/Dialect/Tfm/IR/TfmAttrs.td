@@ -152,6 +152,13 @@ def Tfm_CpuTargetAttr : AttrDef<Tfm_Dialect, "CpuTarget"> {
     /// The target of the module that holds `op`, or the default
     /// (`x86-64-v4`: AVX-512, 32 registers) if it has none.
     static CpuTargetAttr lookup(::mlir::Operation *op);
+    /// A CPU of `isa` ("avx512", "avx2", "avx" or "sse") with its ISA's
+    /// vector registers and the caches of a typical core of its generation
+    /// (Ice Lake server for AVX-512, Haswell otherwise).
+    static CpuTargetAttr getTypical(::mlir::MLIRContext *context,
+                                    ::llvm::StringRef name,
+                                    ::llvm::StringRef isa,
+                                    ::llvm::ArrayRef<::llvm::StringRef> features);
     /// Whether the CPU has `feature` (an LLVM feature name, e.g. "fma").
     bool hasFeature(::llvm::StringRef feature) const;
     /// The elements of `bits` bits that one vector register holds.
