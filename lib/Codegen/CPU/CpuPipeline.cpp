@@ -134,6 +134,10 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   // reads the cache where it lies.
   buildTfmToLinalgStage(pm, createTfmCpuSelectStrategy(strategy),
                         /*mapTileLoops=*/false, /*decodePath=*/true);
+  // Bias and residual start the accumulator (the vector stage's tiles
+  // then store finished outputs); GELU stays a pass of its own.
+  pm.addPass(createTfmFoldEpilogueIntoAccumulator());
+  pm.addPass(createCanonicalizerPass());
   if (config.stopAfter == CpuStage::Linalg)
     return;
   buildVectorStage(pm);

@@ -45,3 +45,51 @@ func.func @no_refinement(%x: tensor<4x6xf32>) -> tensor<8x3xf32> {
   %t = linalg.transpose ins(%y : tensor<3x8xf32>) outs(%init : tensor<8x3xf32>) permutation = [1, 0]
   return %t : tensor<8x3xf32>
 }
+
+// -----
+
+// Moving only a dimension of size 1 (nn.MultiheadAttention's [S, 1, D] back
+// to [1, S, D]) is a reshape: no transpose, no copy.
+
+// CHECK-LABEL: func.func @unit_dim
+//  CHECK-SAME:     (%[[X:[a-z0-9]+]]: tensor<197x1x192xf32>)
+//       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0], [1, 2]] : tensor<197x1x192xf32> into tensor<197x192xf32>
+//       CHECK:   %[[Y:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1], [2]] output_shape [1, 197, 192] : tensor<197x192xf32> into tensor<1x197x192xf32>
+//   CHECK-NOT:   linalg.transpose
+//       CHECK:   return %[[Y]]
+func.func @unit_dim(%x: tensor<197x1x192xf32>) -> tensor<1x197x192xf32> {
+  %init = tensor.empty() : tensor<1x197x192xf32>
+  %t = linalg.transpose ins(%x : tensor<197x1x192xf32>) outs(%init : tensor<1x197x192xf32>) permutation = [1, 0, 2]
+  return %t : tensor<1x197x192xf32>
+}
+
+// -----
+
+// The same with a dynamic sequence: its size comes from the input.
+
+// CHECK-LABEL: func.func @unit_dim_dynamic
+//  CHECK-SAME:     (%[[X:[a-z0-9]+]]: tensor<1x?x8xf32>)
+//       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]]
+//       CHECK:   %[[S:.*]] = tensor.dim %[[X]], %c1
+//       CHECK:   tensor.expand_shape %[[FLAT]] {{\[}}[0], [1, 2]] output_shape [%[[S]], 1, 8] : tensor<?x8xf32> into tensor<?x1x8xf32>
+//   CHECK-NOT:   linalg.transpose
+func.func @unit_dim_dynamic(%x: tensor<1x?x8xf32>) -> tensor<?x1x8xf32> {
+  %c1 = arith.constant 1 : index
+  %s = tensor.dim %x, %c1 : tensor<1x?x8xf32>
+  %init = tensor.empty(%s) : tensor<?x1x8xf32>
+  %t = linalg.transpose ins(%x : tensor<1x?x8xf32>) outs(%init : tensor<?x1x8xf32>) permutation = [1, 0, 2]
+  return %t : tensor<?x1x8xf32>
+}
+
+// -----
+
+// A transpose that also swaps two dimensions of size > 1 moves elements:
+// left alone.
+
+// CHECK-LABEL: func.func @unit_and_swap
+//       CHECK:   linalg.transpose {{.*}} permutation = [2, 0, 1]
+func.func @unit_and_swap(%x: tensor<1x4x6xf32>) -> tensor<6x1x4xf32> {
+  %init = tensor.empty() : tensor<6x1x4xf32>
+  %t = linalg.transpose ins(%x : tensor<1x4x6xf32>) outs(%init : tensor<6x1x4xf32>) permutation = [2, 0, 1]
+  return %t : tensor<6x1x4xf32>
+}

@@ -88,9 +88,52 @@ def TfmFoldReshapesIntoTransposes
     fresh, contiguous tensor). A group pair is refined when it is one
     dimension on both sides, or `[A, C] -> [B, D]` with C and D static and
     D dividing C (`B = A * C / D`); otherwise the ops are left alone.
+
+    A transpose that moves only dimensions of size 1 (PyTorch's
+    `[seq, 1, d]` <-> `[1, seq, d]` around `nn.MultiheadAttention` at batch
+    1) keeps every element in place: it becomes a collapse_shape dropping
+    them and an expand_shape to the result, so that no copy separates the
+    elementwise ops around it (a projection's bias and the residual add
+    that follows fuse).
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
+}
+
+def TfmFoldEpilogueIntoAccumulator
+    : Pass<"tfm-fold-epilogue-into-accumulator"> {
+  let summary = "Start a product's accumulator from the terms added to it";
+  let description = [{
+    A `nn.Linear` lowers to a product that accumulates into a fill of zero
+    and an elementwise pass over its result that adds the bias, and, once
+    fused with what follows, the residual of the block and an activation.
+    Each is a pass over the output in memory. This pass rewrites
+
+        epilogue(product(A, B, fill(0)) + t1 + ... + tn)
+
+    where the additions are a chain in the epilogue's body, each the only
+    user of the sum before it, into
+
+        epilogue'(product(A, B, init(t1 + ... + tn)))
+
+    `init` is an elementwise op over the epilogue's other operands that
+    writes the terms' sum into the fill's buffer: the accumulator starts
+    from bias + residual instead of zero, which costs what the fill did.
+    `epilogue'` is what the epilogue does after the additions: if nothing,
+    it is gone and the product's result replaces it; otherwise (GELU,
+    ReLU) it applies that to the product's result alone.
+
+    The product must be a whole contraction (not one inside the tiled loops
+    of a strategy), in the epilogue's block, its result read only by the
+    epilogue through an identity map and of the epilogue's result type;
+    the epilogue must be elementwise with an identity result map and not
+    read its destination. The product moves down to the epilogue, where
+    the terms' operands are all defined. The sum is reassociated (bias +
+    residual + A·B instead of (A·B + bias) + residual): results differ
+    from the unfused order by rounding.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def TfmAllocateFillInits : Pass<"tfm-allocate-fill-inits"> {
