@@ -34,6 +34,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/CommandLine.h"
@@ -177,6 +178,12 @@ cl::opt<std::string> symbolPrefix(
              "(<prefix>_<entry>, <prefix>_run, <prefix>_signature; default "
              "tfm), so that several models link into one program"),
     cl::init("tfm"), cl::cat(category));
+cl::opt<unsigned> jobs(
+    "j",
+    cl::desc("Threads for LLVM's optimization and code generation of an "
+             "executable or a library (0, the default: this machine's "
+             "cores); the binary is the same for any number"),
+    cl::Prefix, cl::init(0), cl::cat(category));
 cl::opt<unsigned> optLevel("O", cl::desc("Optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(category));
 cl::opt<std::string> stopAfter(
@@ -568,14 +575,20 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
         output, [&](raw_ostream &os) { printPtx(*module, os); }));
 
   llvm::LLVMContext llvmContext;
-  progress.start("LLVM IR and its optimization");
+  bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Lib;
+  progress.start(linked ? "LLVM IR" : "LLVM IR and its optimization");
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);
   if (!llvmModule)
     return fail("cannot translate the lowered module to LLVM IR");
-  if (failed(tfm::optimizeModule(*llvmModule, *machine, optLevel, error)))
+  // An executable's or a library's partitions are optimized with their code
+  // generation, on --j threads.
+  if (!linked &&
+      failed(tfm::optimizeModule(*llvmModule, *machine, optLevel, error)))
     return fail(error);
-  progress.start(emitKind == EmitKind::LLVM ? "" : "code generation");
+  progress.start(emitKind == EmitKind::LLVM ? ""
+                 : linked ? "optimization and code generation"
+                          : "code generation");
 
   switch (emitKind) {
   case EmitKind::LLVM:
@@ -585,6 +598,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   case EmitKind::Obj:
     if (failed(tfm::emitObjectFile(*llvmModule, *machine, output, error)))
       return fail(error);
+    progress.start("");
     return 0;
   case EmitKind::Exe:
   case EmitKind::Lib: {
@@ -596,12 +610,16 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       if (!llvm::sys::fs::exists(archive))
         return fail("cannot find the runtime library '" + archive +
                     "' (see --runtime-dir)");
-    SmallString<128> object;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tfm", "o", object))
-      return fail("cannot create a temporary file: " + ec.message());
-    llvm::FileRemover removeObject(object);
-    if (failed(tfm::emitObjectFile(*llvmModule, *machine, object, error)))
+    // Object files of the module's partitions, optimized and compiled on
+    // --j threads (the optimization above is theirs here).
+    SmallVector<std::string> objects;
+    auto removeObjects = llvm::make_scope_exit([&] {
+      for (const std::string &object : objects)
+        llvm::sys::fs::remove(object);
+    });
+    if (failed(tfm::compileToObjects(*llvmModule, cpu, optLevel,
+                                     jobs ? jobs : tfm::getDefaultJobs(),
+                                     objects, error)))
       return fail(error);
     progress.start("linking with the runtime");
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
@@ -633,7 +651,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
           exports.aliases.emplace_back(
               symbolPrefix + function.substr(strlen("tfm")), function);
     }
-    if (failed(tfm::linkBinary(kind, object, archives, linked, error,
+    if (failed(tfm::linkBinary(kind, objects, archives, linked, error,
                                emitKind == EmitKind::Lib ? &exports
                                                          : nullptr)))
       return fail(error);

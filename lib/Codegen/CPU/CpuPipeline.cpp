@@ -72,6 +72,7 @@ static void buildBufferizationStage(OpPassManager &pm) {
 }
 
 void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized) {
+  pm.addPass(createTfmCpuOutlineKernels());
   pm.addPass(createConvertLinalgToLoopsPass());
   if (vectorized)
     pm.addPass(createTfmCpuLowerTransposes());

@@ -3,6 +3,9 @@
 #include "tfm/Target/Native/Backend.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -12,6 +15,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
@@ -205,6 +211,95 @@ LogicalResult emitObjectFile(llvm::Module &module,
       error);
 }
 
+/// Optimizes `module` with a target machine of its own for `cpu` and
+/// appends its object code to `code`.
+static LogicalResult compilePartition(llvm::Module &module, StringRef cpu,
+                                      unsigned optLevel,
+                                      SmallVectorImpl<char> &code,
+                                      std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(cpu, optLevel, error);
+  if (!machine || failed(optimizeModule(module, *machine, optLevel, error)))
+    return failure();
+  llvm::raw_svector_ostream os(code);
+  llvm::legacy::PassManager pm;
+  if (machine->addPassesToEmitFile(pm, os, nullptr,
+                                   llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  return success();
+}
+
+unsigned getDefaultJobs() {
+  return llvm::hardware_concurrency().compute_thread_count();
+}
+
+/// The partitions of a module that compileToObjects compiles: a constant,
+/// so that the objects, and the binary, are the same for any number of
+/// threads; more than the threads of a usual machine, so that the threads
+/// end together.
+static constexpr unsigned kPartitions = 16;
+
+LogicalResult compileToObjects(llvm::Module &module, StringRef cpu,
+                               unsigned optLevel, unsigned jobs,
+                               SmallVectorImpl<std::string> &objects,
+                               std::string &error) {
+  // The partitions, as bitcode: each thread reads its own into a context
+  // of its own (an LLVMContext is not shared between threads).
+  SmallVector<SmallString<0>> bitcode;
+  llvm::SplitModule(module, kPartitions,
+                    [&](std::unique_ptr<llvm::Module> part) {
+                      llvm::raw_svector_ostream os(bitcode.emplace_back());
+                      llvm::WriteBitcodeToFile(*part, os);
+                    });
+  SmallVector<SmallString<0>> code(bitcode.size());
+  SmallVector<std::string> errors(bitcode.size());
+  {
+    llvm::DefaultThreadPool pool(
+        llvm::hardware_concurrency(std::max(jobs, 1u)));
+    for (size_t i = 0; i < bitcode.size(); ++i)
+      pool.async([&, i] {
+        llvm::LLVMContext context;
+        llvm::Expected<std::unique_ptr<llvm::Module>> part =
+            llvm::parseBitcodeFile(
+                llvm::MemoryBufferRef(bitcode[i], "partition"), context);
+        if (!part) {
+          errors[i] = llvm::toString(part.takeError());
+          return;
+        }
+        // Read: its weights live in the partition's context now.
+        bitcode[i] = SmallString<0>();
+        (void)compilePartition(**part, cpu, optLevel, code[i], errors[i]);
+      });
+    pool.wait();
+  }
+  for (const std::string &partError : errors)
+    if (!partError.empty()) {
+      error = partError;
+      return failure();
+    }
+  for (const SmallString<0> &object : code) {
+    SmallString<128> path;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("tfm", "o", path)) {
+      error = "cannot create a temporary file: " + ec.message();
+      return failure();
+    }
+    objects.push_back(path.str().str());
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path, ec);
+    os << object.str();
+    os.close();
+    if (ec || os.has_error()) {
+      error = "cannot write '" + path.str().str() + "'";
+      return failure();
+    }
+  }
+  return success();
+}
+
 /// Finds clang++ for LLVM 22: on PATH, then in LLVM's own bin directory.
 static std::string findClang() {
   for (StringRef name : {"clang++-22", "clang++"}) {
@@ -218,7 +313,7 @@ static std::string findClang() {
   return "";
 }
 
-LogicalResult linkBinary(LinkKind kind, StringRef object,
+LogicalResult linkBinary(LinkKind kind, ArrayRef<std::string> objects,
                          ArrayRef<std::string> runtimeArchives,
                          StringRef output, std::string &error,
                          const LibraryExports *exports) {
@@ -234,7 +329,8 @@ LogicalResult linkBinary(LinkKind kind, StringRef object,
 #ifdef TFM_LINK_SANITIZERS
   args.push_back(TFM_LINK_SANITIZERS);
 #endif
-  args.push_back(object);
+  for (const std::string &object : objects)
+    args.push_back(object);
   SmallVector<std::string> flags;
   SmallString<128> versionScript;
   std::optional<llvm::FileRemover> removeScript;

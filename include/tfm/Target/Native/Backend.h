@@ -57,6 +57,22 @@ mlir::LogicalResult emitObjectFile(llvm::Module &module,
                                    llvm::TargetMachine &machine,
                                    llvm::StringRef path, std::string &error);
 
+/// The threads compileToObjects uses by default: the cores this process
+/// may run on.
+unsigned getDefaultJobs();
+
+/// Optimizes `module` (optimizeModule) and compiles it to object code for
+/// `cpu` (createTargetMachine), into temporary files whose paths are
+/// appended to `objects` (the caller removes them). The module is split into
+/// a fixed number of partitions (llvm::SplitModule, which makes internal
+/// symbols hidden globals: the objects belong in one binary), optimized and
+/// compiled on up to `jobs` threads, each partition in an LLVM context of
+/// its own: the objects are the same for any `jobs`.
+mlir::LogicalResult
+compileToObjects(llvm::Module &module, llvm::StringRef cpu, unsigned optLevel,
+                 unsigned jobs, llvm::SmallVectorImpl<std::string> &objects,
+                 std::string &error);
+
 enum class LinkKind { Executable, SharedLibrary };
 
 /// What a shared library exports: the symbols that match `pattern` (a
@@ -71,9 +87,10 @@ struct LibraryExports {
   std::vector<std::pair<std::string, std::string>> aliases;
 };
 
-/// Links `object` with tfm's runtime archives into an executable or a
+/// Links `objects` with tfm's runtime archives into an executable or a
 /// shared library (exporting `exports`), using the system's clang++ and lld.
-mlir::LogicalResult linkBinary(LinkKind kind, llvm::StringRef object,
+mlir::LogicalResult linkBinary(LinkKind kind,
+                               llvm::ArrayRef<std::string> objects,
                                llvm::ArrayRef<std::string> runtimeArchives,
                                llvm::StringRef output, std::string &error,
                                const LibraryExports *exports = nullptr);
