@@ -44,8 +44,11 @@ struct TfmCpuOutlineKernelsPass
     module.walk([&](func::FuncOp func) {
       if (func.isExternal())
         return;
+      // A loop that reduces into results (none that the pipeline makes)
+      // stays where its results are used.
       func.walk<WalkOrder::PreOrder>([&](scf::ParallelOp op) {
-        kernels.push_back(op);
+        if (op.getNumResults() == 0)
+          kernels.push_back(op);
         return WalkResult::skip();
       });
     });

@@ -222,13 +222,14 @@ def TfmCpuOutlineKernels
     outlines every OpenMP parallel region from the function that holds it,
     and LLVM's code extractor scans that whole function for each region:
     the time grows with kernels x function size (17 s of ViT-Ti's compile
-    at -O0). This pass moves each outermost `scf.parallel` into a private
-    function `<parent>_kernel_<n>` (the n-th kernel), called where the
-    loop was, with the values it uses from outside as arguments; constants
-    and `memref.get_global`s are cloned into it instead, so that the
-    kernel's code still sees them. Each parallel region is then outlined
-    from a small function, and LLVM optimizes many small functions instead
-    of one that holds the whole model.
+    at -O0). This pass moves each outermost `scf.parallel` (without
+    results) into a private function `<parent>_kernel_<n>` (the n-th
+    kernel), called where the loop was, with the values it uses from
+    outside as arguments; constants and `memref.get_global`s are cloned
+    into it instead, so that the kernel's code still sees them. Each
+    parallel region is then outlined from a small function, and LLVM
+    optimizes many small functions instead of one that holds the whole
+    model.
   }];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
