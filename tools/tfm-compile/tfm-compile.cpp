@@ -617,8 +617,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
       for (const std::string &object : objects)
         llvm::sys::fs::remove(object);
     });
-    if (failed(tfm::compileToObjects(*llvmModule, cpu, optLevel,
-                                     jobs ? jobs : tfm::getDefaultJobs(),
+    if (failed(tfm::compileToObjects(*llvmModule, cpu, optLevel, jobs,
                                      objects, error)))
       return fail(error);
     progress.start("linking with the runtime");

@@ -193,20 +193,28 @@ LogicalResult writeOutputFile(
   return success();
 }
 
+/// Compiles `module` with `machine` into object code on `os`.
+static LogicalResult emitObjectCode(llvm::Module &module,
+                                    llvm::TargetMachine &machine,
+                                    llvm::raw_pwrite_stream &os,
+                                    std::string &error) {
+  llvm::legacy::PassManager pm;
+  if (machine.addPassesToEmitFile(pm, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile)) {
+    error = "the target cannot emit object files";
+    return failure();
+  }
+  pm.run(module);
+  return success();
+}
+
 LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine, StringRef path,
                              std::string &error) {
   return writeOutputFile(
       path, /*executable=*/false,
-      [&](llvm::raw_pwrite_stream &os, std::string &error) -> LogicalResult {
-        llvm::legacy::PassManager pm;
-        if (machine.addPassesToEmitFile(pm, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile)) {
-          error = "the target cannot emit object files";
-          return failure();
-        }
-        pm.run(module);
-        return success();
+      [&](llvm::raw_pwrite_stream &os, std::string &error) {
+        return emitObjectCode(module, machine, os, error);
       },
       error);
 }
@@ -222,18 +230,7 @@ static LogicalResult compilePartition(llvm::Module &module, StringRef cpu,
   if (!machine || failed(optimizeModule(module, *machine, optLevel, error)))
     return failure();
   llvm::raw_svector_ostream os(code);
-  llvm::legacy::PassManager pm;
-  if (machine->addPassesToEmitFile(pm, os, nullptr,
-                                   llvm::CodeGenFileType::ObjectFile)) {
-    error = "the target cannot emit object files";
-    return failure();
-  }
-  pm.run(module);
-  return success();
-}
-
-unsigned getDefaultJobs() {
-  return llvm::hardware_concurrency().compute_thread_count();
+  return emitObjectCode(module, *machine, os, error);
 }
 
 /// The partitions of a module that compileToObjects compiles: a constant,
@@ -257,8 +254,8 @@ LogicalResult compileToObjects(llvm::Module &module, StringRef cpu,
   SmallVector<SmallString<0>> code(bitcode.size());
   SmallVector<std::string> errors(bitcode.size());
   {
-    llvm::DefaultThreadPool pool(
-        llvm::hardware_concurrency(std::max(jobs, 1u)));
+    // 0: the cores this process may run on.
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
     for (size_t i = 0; i < bitcode.size(); ++i)
       pool.async([&, i] {
         llvm::LLVMContext context;

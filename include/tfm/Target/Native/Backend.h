@@ -57,17 +57,14 @@ mlir::LogicalResult emitObjectFile(llvm::Module &module,
                                    llvm::TargetMachine &machine,
                                    llvm::StringRef path, std::string &error);
 
-/// The threads compileToObjects uses by default: the cores this process
-/// may run on.
-unsigned getDefaultJobs();
-
 /// Optimizes `module` (optimizeModule) and compiles it to object code for
 /// `cpu` (createTargetMachine), into temporary files whose paths are
 /// appended to `objects` (the caller removes them). The module is split into
 /// a fixed number of partitions (llvm::SplitModule, which makes internal
 /// symbols hidden globals: the objects belong in one binary), optimized and
-/// compiled on up to `jobs` threads, each partition in an LLVM context of
-/// its own: the objects are the same for any `jobs`.
+/// compiled on up to `jobs` threads (0: the cores this process may run
+/// on), each partition in an LLVM context of its own: the objects are the
+/// same for any `jobs`.
 mlir::LogicalResult
 compileToObjects(llvm::Module &module, llvm::StringRef cpu, unsigned optLevel,
                  unsigned jobs, llvm::SmallVectorImpl<std::string> &objects,
