@@ -79,6 +79,8 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized) {
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
       vector::VectorMultiReductionLowering::InnerReduction));
+  // A row's sum reduces each vector as a tree, not lane after lane.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuReassociateReductions());
   // Transfers of n-D vectors are unrolled into 1-D ones, without the
   // temporary buffers and loops of the default lowering.
   pm.addPass(createConvertVectorToSCFPass(

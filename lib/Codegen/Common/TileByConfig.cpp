@@ -15,7 +15,9 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 
 namespace mlir {
 namespace tfm {
@@ -130,6 +132,95 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
   return tileLevel(rewriter, op, config, 0);
 }
 
+/// Whether `op` is to be fused into the parallel tiles of its reader.
+static bool isFusedIntoConsumer(Operation *op) {
+  return op->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+}
+
+/// Whether one of `op`'s operands comes from an op to be fused into it.
+static bool hasFusedProducers(Operation *op) {
+  return llvm::any_of(op->getOperands(), [](Value operand) {
+    Operation *producer = operand.getDefiningOp();
+    return producer && isFusedIntoConsumer(producer);
+  });
+}
+
+/// Tiles `op` at level 0 of `config` with an scf.forall into which every
+/// producer marked tfm.fuse_into_consumer (and, through their slices,
+/// theirs) is fused, then tiles each op in the forall by the later levels of
+/// its own config. Adds the fused producers, erased, to `erased`. Fails,
+/// leaving `op` as it was, if a level-0 size does not divide its loop (the
+/// caller then splits and tiles it alone).
+static FailureOr<bool>
+tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
+                     LoweringConfigAttr config,
+                     llvm::DenseSet<Operation *> &erased) {
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  for (auto [size, range] : llvm::zip_equal(sizes, domain)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (size != 0 && extent && *extent % size != 0)
+      return false;
+  }
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+  if (!config.getInterchange(0).empty())
+    tiling.setInterchange(config.getInterchange(0));
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  options.setFusionControlFn(
+      [](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (!isFusedIntoConsumer(producer.getOwner()))
+          return std::nullopt;
+        return scf::SCFTileAndFuseOptions::ControlFnResult{};
+      });
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTileAndFuseResult> fused =
+      scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
+  if (failed(fused))
+    return op->emitOpError("could not be tiled and fused at level 0");
+  for (OpResult result : op->getResults())
+    rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
+  rewriter.eraseOp(op);
+  // The fused producers are read by the group only, now inside the loop.
+  SmallVector<Operation *> dead(fused->fusedProducers.begin(),
+                                fused->fusedProducers.end());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *&producer : dead) {
+      if (!producer || !producer->use_empty())
+        continue;
+      erased.insert(producer);
+      rewriter.eraseOp(producer);
+      producer = nullptr;
+      changed = true;
+    }
+  }
+  // A producer read by two ops of the group was fused once for each: the
+  // copies compute the same slice.
+  Operation *loop = fused->loops.front();
+  DominanceInfo dominance;
+  eliminateCommonSubExpressions(rewriter, dominance, loop);
+  Operation *rootTile = fused->tiledAndFusedOps.front();
+  if (!getLoweringConfig(rootTile))
+    setLoweringConfig(rootTile, config);
+  SmallVector<std::pair<TilingInterface, LoweringConfigAttr>> tiles;
+  loop->walk([&](TilingInterface tile) {
+    tile->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+    if (LoweringConfigAttr tileConfig = getLoweringConfig(tile)) {
+      tile->removeAttr(LoweringConfigAttr::getAttrName());
+      tiles.push_back({tile, tileConfig});
+    }
+  });
+  for (auto [tile, tileConfig] : tiles)
+    if (failed(tileLevel(rewriter, tile, tileConfig, 1)))
+      return failure();
+  return true;
+}
+
 namespace {
 struct TfmTileByConfigPass
     : tfm::impl::TfmTileByConfigBase<TfmTileByConfigPass> {
@@ -152,9 +243,36 @@ struct TfmTileByConfigPass
     if (walk.wasInterrupted())
       return signalPassFailure();
     IRRewriter rewriter(&getContext());
-    for (auto [op, config] : ops)
+    // Readers before the ops they read, so that an op fuses its marked
+    // producers before they could be tiled alone; a marked producer that
+    // its reader could not take is tiled alone afterwards.
+    llvm::DenseSet<Operation *> erased;
+    SmallVector<std::pair<TilingInterface, LoweringConfigAttr>> unfused;
+    for (auto [op, config] : llvm::reverse(ops)) {
+      if (erased.contains(op))
+        continue;
+      if (isFusedIntoConsumer(op)) {
+        unfused.push_back({op, config});
+        continue;
+      }
+      if (hasFusedProducers(op)) {
+        FailureOr<bool> fused =
+            tileAndFuseProducers(rewriter, op, config, erased);
+        if (failed(fused))
+          return signalPassFailure();
+        if (*fused)
+          continue;
+      }
       if (failed(tileByConfig(rewriter, op, config)))
         return signalPassFailure();
+    }
+    for (auto [op, config] : llvm::reverse(unfused)) {
+      if (erased.contains(op))
+        continue;
+      op->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+      if (failed(tileByConfig(rewriter, op, config)))
+        return signalPassFailure();
+    }
     if (mapTileLoops)
       markTileLoopsMapped();
   }

@@ -304,3 +304,127 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
   } -> tensor<197x24x32xf32>
   return %0 : tensor<197x24x32xf32>
 }
+
+// -----
+
+// A LayerNorm's ops, row by row: the mean's and the variance's reductions
+// (and the fills of their accumulators) are read only by the normalization,
+// one row at a time, so they are marked to be fused into its parallel
+// tiles. The normalization reads the mean along its rows: a broadcast along
+// the vector, not a transpose, so it keeps row vectors and its rows go
+// parallel. Applied, the group is one parallel loop over the rows with the
+// three passes over a row inside.
+
+// CHECK-LABEL: func.func @layer_norm_rows
+//       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}lowering_config = {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}lowering_config = {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0], [1, 16]]>}
+//   CHECK-NOT:     tfm.fuse_into_consumer
+// TILED-LABEL: func.func @layer_norm_rows
+//       TILED:   scf.forall (%[[ROW:.*]]) in (197)
+//       TILED:     scf.for {{.*}} -> (tensor<1xf32>)
+//       TILED:       vector.multi_reduction <add>
+//       TILED:     scf.for {{.*}} -> (tensor<1xf32>)
+//       TILED:       vector.multi_reduction <add>
+//       TILED:     scf.for {{.*}} -> (tensor<1x192xf32>)
+//       TILED:       math.sqrt {{.*}} : vector<1x16xf32>
+//       TILED:     scf.forall.in_parallel
+//   TILED-NOT:   scf.forall
+//       TILED:   return
+func.func @layer_norm_rows(%x: tensor<197x192xf32>, %g: tensor<192xf32>)
+    -> tensor<197x192xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 192.0 : f32
+  %e0 = tensor.empty() : tensor<197xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<197xf32>) -> tensor<197xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<197x192xf32>) outs(%f0 : tensor<197xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<197xf32>
+  %e1 = tensor.empty() : tensor<197xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<197xf32>) -> tensor<197xf32>
+  %var = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<197x192xf32>, tensor<197xf32>) outs(%f1 : tensor<197xf32>) {
+  ^bb0(%a: f32, %s: f32, %acc: f32):
+    %m = arith.divf %s, %n : f32
+    %d = arith.subf %a, %m : f32
+    %q = arith.mulf %d, %d : f32
+    %r = arith.addf %acc, %q : f32
+    linalg.yield %r : f32
+  } -> tensor<197xf32>
+  %e2 = tensor.empty() : tensor<197x192xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %var, %g : tensor<197x192xf32>, tensor<197xf32>, tensor<197xf32>, tensor<192xf32>)
+      outs(%e2 : tensor<197x192xf32>) {
+  ^bb0(%a: f32, %s: f32, %v: f32, %w: f32, %o: f32):
+    %m = arith.divf %s, %n : f32
+    %vn = arith.divf %v, %n : f32
+    %sd = math.sqrt %vn : f32
+    %d = arith.subf %a, %m : f32
+    %z = arith.divf %d, %sd : f32
+    %r = arith.mulf %z, %w : f32
+    linalg.yield %r : f32
+  } -> tensor<197x192xf32>
+  return %y : tensor<197x192xf32>
+}
+
+// -----
+
+// A producer that an op outside the group reads as well (the sum, returned)
+// stays whole: it is the root of a group of its own, with the fill of its
+// accumulator. A micro-kernel contraction is never fused (its tiles are
+// blocks of rows and columns), and neither is a transpose (square blocks).
+
+// CHECK-LABEL: func.func @rows_not_fused
+//       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} {{.*}} -> tensor<197xf32>
+//       CHECK:   linalg.generic
+//   CHECK-NOT:     tfm.fuse_into_consumer
+//       CHECK:   linalg.fill
+//   CHECK-NOT:     tfm.fuse_into_consumer
+//       CHECK:   linalg.matmul
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   return
+func.func @rows_not_fused(%x: tensor<197x192xf32>, %w: tensor<192x192xf32>)
+    -> (tensor<197x192xf32>, tensor<197xf32>, tensor<192x197xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e0 = tensor.empty() : tensor<197xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<197xf32>) -> tensor<197xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<197x192xf32>) outs(%f0 : tensor<197xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<197xf32>
+  %e1 = tensor.empty() : tensor<197x192xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<197x192xf32>) -> tensor<197x192xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<197x192xf32>, tensor<192x192xf32>)
+      outs(%f1 : tensor<197x192xf32>) -> tensor<197x192xf32>
+  %e2 = tensor.empty() : tensor<197x192xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p, %sum : tensor<197x192xf32>, tensor<197xf32>) outs(%e2 : tensor<197x192xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.subf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<197x192xf32>
+  %e3 = tensor.empty() : tensor<192x197xf32>
+  %t = linalg.transpose ins(%y : tensor<197x192xf32>) outs(%e3 : tensor<192x197xf32>) permutation = [1, 0]
+  %e4 = tensor.empty() : tensor<192x197xf32>
+  %u = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<192x197xf32>) outs(%e4 : tensor<192x197xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.exp %a : f32
+    linalg.yield %r : f32
+  } -> tensor<192x197xf32>
+  return %y, %sum, %u : tensor<197x192xf32>, tensor<197xf32>, tensor<192x197xf32>
+}

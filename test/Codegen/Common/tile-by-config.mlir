@@ -70,3 +70,76 @@ func.func @matmul(%a: tensor<8x12xf32>, %b: tensor<12x32xf32>, %c: tensor<8x32xf
       ins(%a, %b : tensor<8x12xf32>, tensor<12x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
+
+// -----
+
+// A producer marked tfm.fuse_into_consumer is computed inside its reader's
+// parallel tiles: the row sums of 2 rows per tile, in the forall of the
+// op that reads them, then tiled by their own level 1 (vectors of 4 along
+// the reduction) next to the reader's tiles (vectors of 8). Nothing is left
+// outside the forall.
+
+// CHECK-LABEL: func.func @fused_rows
+//       CHECK:   scf.forall (%[[R:.*]]) = (0) to (6) step (2)
+//       CHECK:     %[[X:.*]] = tensor.extract_slice %{{.*}}[%[[R]], 0] [2, 16] [1, 1]
+//       CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c4 {{.*}} -> (tensor<2xf32>)
+//       CHECK:       linalg.generic {{.*}} ins(%{{.*}} : tensor<2x4xf32>) outs(%{{.*}} : tensor<2xf32>)
+//       CHECK:     scf.for %{{.*}} = %c0 to %c16 step %c8 {{.*}} -> (tensor<2x16xf32>)
+//       CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8xf32>, tensor<2xf32>)
+//       CHECK:     scf.forall.in_parallel
+//   CHECK-NOT:   linalg.generic
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   return
+func.func @fused_rows(%x: tensor<6x16xf32>, %init: tensor<6xf32>) -> tensor<6x16xf32> {
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x16xf32>) outs(%init : tensor<6xf32>)
+      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 0], [0, 4]]>, tfm.fuse_into_consumer} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<6xf32>
+  %e = tensor.empty() : tensor<6x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<6x16xf32>, tensor<6xf32>) outs(%e : tensor<6x16xf32>)
+      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[2, 0], [0, 8]]>} {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.subf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<6x16xf32>
+  return %y : tensor<6x16xf32>
+}
+
+// -----
+
+// A reader whose parallel tiles do not divide its rows (2 of 5) is split
+// first, and does not take its marked producer, which is then tiled on its
+// own, by its own config.
+
+// CHECK-LABEL: func.func @unfused_rows
+//       CHECK:   %[[SUM:.*]] = scf.forall (%{{.*}}) in (5)
+//       CHECK:     linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+//       CHECK:   scf.forall (%{{.*}}) = (0) to (4) step (2)
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<1xf32>)
+//   CHECK-NOT:   tfm.fuse_into_consumer
+func.func @unfused_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x16xf32> {
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<5x16xf32>) outs(%init : tensor<5xf32>)
+      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 0]]>, tfm.fuse_into_consumer} {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<5xf32>
+  %e = tensor.empty() : tensor<5x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<5x16xf32>, tensor<5xf32>) outs(%e : tensor<5x16xf32>)
+      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[2, 0]]>} {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.subf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<5x16xf32>
+  return %y : tensor<5x16xf32>
+}

@@ -124,6 +124,32 @@ def TfmCpuUnmaskReductions
                            "::mlir::vector::VectorDialect"];
 }
 
+def TfmCpuReassociateReductions
+    : Pass<"tfm-cpu-reassociate-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Let float additions and products over a vector's lanes "
+                "reassociate";
+  let description = [{
+    Marks every floating-point `vector.reduction` of kind `add` or `mul`
+    with `fastmath<reassoc>`, so that LLVM sums a vector's lanes as a tree
+    (log2 of the lanes of dependent steps) and adds the accumulator once,
+    instead of sixteen scalar additions in a chain, each waiting for the
+    one before it. A LayerNorm's mean and variance over a row of 192 floats
+    took 2 x 192 dependent additions (about 1500 cycles a row on AVX-512)
+    before this pass, about 200 after.
+
+    The sums then round in another order: a tree of partial sums, whose
+    error grows with the log of the lanes rather than with their number.
+    Maxima and minima are associative already and are left alone.
+
+    ```mlir
+    %s = vector.reduction <add>, %row, %acc : vector<16xf32> into f32
+    // becomes
+    %s = vector.reduction <add>, %row, %acc fastmath<reassoc>
+        : vector<16xf32> into f32
+    ```
+  }];
+}
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Vectorize every linalg op on tensors";
   let description = [{

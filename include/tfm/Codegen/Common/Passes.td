@@ -33,6 +33,17 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     with `tile_sizes = [[1, Tq, 0], [0, 0, Tk]]` this is flash attention:
     parallel query tiles, each a loop over key blocks.
 
+    An op marked `tfm.fuse_into_consumer` is not tiled on its own: the op
+    that reads it tiles its level 0 with upstream's
+    `scf::tileConsumerAndFuseProducersUsingSCF`, which computes the slice
+    of each marked producer (and, through their slices, of theirs) inside
+    each parallel tile; copies of one producer read by two ops of the group
+    are merged (CSE), and every op in the loop is then tiled by levels 1
+    and up of its own config. Readers go first (the ops are taken in
+    reverse order); a marked op whose reader does not take it (its level-0
+    tiles do not divide the rows and it is split) is tiled on its own
+    after all.
+
     An op whose config does not fit its iteration space, or that does not
     implement `TilingInterface`, is an error.
 

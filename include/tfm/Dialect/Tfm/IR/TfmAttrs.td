@@ -75,6 +75,16 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     the loops of each level (outermost first); `[]` keeps a level's loops in
     their natural order.
 
+    An op that also carries the unit attribute `tfm.fuse_into_consumer` is
+    not tiled at level 0 on its own: the op that reads it fuses it into its
+    own parallel tiles (upstream's tile-and-fuse computes the slice of it
+    that each tile reads), and the fused tile is then tiled by levels 1 and
+    up of its own config. The strategy marks only producers whose every
+    reader is in the same parallel tile (a LayerNorm's two reductions and
+    their fills, read row by row by its normalization), so that nothing is
+    computed twice; the group becomes one parallel loop that finishes a row
+    while it is in L1.
+
     ```mlir
     // Flash attention: (batch, 32 queries) tiles in parallel, then blocks
     // of 64 keys.
@@ -110,6 +120,11 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     /// The name of the attribute that carries a config on an op.
     static constexpr ::llvm::StringLiteral getAttrName() {
       return "lowering_config";
+    }
+    /// The name of the unit attribute that fuses an op into the parallel
+    /// tiles of the op that reads it.
+    static constexpr ::llvm::StringLiteral getFuseIntoConsumerAttrName() {
+      return "tfm.fuse_into_consumer";
     }
   }];
 }
