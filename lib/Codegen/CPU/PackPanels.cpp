@@ -143,6 +143,23 @@ std::optional<DenseElementsAttr> packConstant(DenseElementsAttr source,
   return DenseElementsAttr::getFromRawBuffer(packedType, packed);
 }
 
+/// Whether `rhs` is a constant, or the transpose of one (a weight that the
+/// lowering transposed to [K, N], such as a patch embedding's convolution
+/// kernel): `constant` is then the constant and `transposed` tells how it
+/// is read, flipped for the transpose. A transpose of a constant left to
+/// run time would be a serial copy of the weight at every call and a
+/// second copy into panels.
+bool matchConstant(Value rhs, DenseElementsAttr &constant, bool &transposed) {
+  if (matchPattern(rhs, m_Constant(&constant)))
+    return true;
+  auto transpose = rhs.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{1, 0} ||
+      !matchPattern(transpose.getInput(), m_Constant(&constant)))
+    return false;
+  transposed = !transposed;
+  return true;
+}
+
 struct TfmCpuPackPanelsPass
     : tfm::impl::TfmCpuPackPanelsBase<TfmCpuPackPanelsPass> {
   using Base::Base;
@@ -180,7 +197,8 @@ struct TfmCpuPackPanelsPass
       return;
 
     DenseElementsAttr constant;
-    bool isConstant = matchPattern(rhs, m_Constant(&constant));
+    bool transposed = matmul.transposed;
+    bool isConstant = matchConstant(rhs, constant, transposed);
     if (!isConstant) {
       int64_t rows = getStaticRows(matmul);
       if (padded || rows < kMinRowsForRuntimePacking)
@@ -203,7 +221,7 @@ struct TfmCpuPackPanelsPass
     Value packed;
     if (isConstant) {
       std::optional<DenseElementsAttr> attr =
-          packConstant(constant, matmul.transposed, nr, packedType);
+          packConstant(constant, transposed, nr, packedType);
       if (!attr)
         return;
       packed = arith::ConstantOp::create(rewriter, loc, *attr);

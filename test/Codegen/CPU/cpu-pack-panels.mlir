@@ -60,6 +60,27 @@ func.func @constant_nk(%x: tensor<2x3x2xf32>, %acc: tensor<2x3x8xf32>) -> tensor
 }
 // -----
 
+// A weight that the lowering transposed ([N, K] -> [K, N], a patch
+// embedding's kernel) is packed from the constant itself at compile time:
+// the same panels as @constant_nk, and no transpose is left to run.
+
+// CHECK-LABEL: func.func @transposed_constant
+// CHECK:       %[[P:.*]] = arith.constant dense<{{\[}}{{\[}}[0.000000e+00, 2.000000e+00, 4.000000e+00, 6.000000e+00], [1.000000e+00, 3.000000e+00, 5.000000e+00, 7.000000e+00]], {{\[}}[8.000000e+00, 1.000000e+01, 1.200000e+01, 1.400000e+01], [9.000000e+00, 1.100000e+01, 1.300000e+01, 1.500000e+01]]]> : tensor<2x2x4xf32>
+// CHECK-NOT:   linalg.transpose
+// CHECK:       linalg.generic {{.*}} ins(%{{.*}}, %[[P]] : tensor<3x2xf32>, tensor<2x2x4xf32>)
+// CHECK-NOT:   linalg.transpose
+// CHECK:       return
+module attributes {tfm.target = #tfm.cpu<name = "test", isa = "sse", vector_bits = 64, vector_registers = 16, features = [], l1_bytes = 32768, l2_bytes = 262144, l3_bytes = 8388608>} {
+func.func @transposed_constant(%x: tensor<3x2xf32>, %acc: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  %w = arith.constant dense<[[0.0, 1.0], [2.0, 3.0], [4.0, 5.0], [6.0, 7.0], [8.0, 9.0], [10.0, 11.0], [12.0, 13.0], [14.0, 15.0]]> : tensor<8x2xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %t = linalg.transpose ins(%w : tensor<8x2xf32>) outs(%e : tensor<2x8xf32>) permutation = [1, 0]
+  %y = linalg.matmul ins(%x, %t : tensor<3x2xf32>, tensor<2x8xf32>) outs(%acc : tensor<3x8xf32>) -> tensor<3x8xf32>
+  return %y : tensor<3x8xf32>
+}
+}
+// -----
+
 // An operand computed at run time is packed by a copy (the transpose of its
 // expanded shape) when the product has 64 rows or more; AVX-512's panels are
 // 32 columns wide.
