@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/CPU/Strategy.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
@@ -33,6 +34,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cstring>
 
@@ -173,6 +175,54 @@ struct TfmCpuPackPanelsPass
     IRRewriter rewriter(&getContext());
     for (PanelMatmul matmul : matmuls)
       pack(rewriter, matmul);
+    computeEpiloguesInPanels();
+  }
+
+  /// The elementwise op that computes a packed product's accumulator (its
+  /// bias, or bias + residual) and the one that reads its result (its
+  /// activation) are computed on the panels' shape, [..., N / Nr, Nr],
+  /// instead of reshaping the product's [..., N]: tfm-tile-by-config can
+  /// then fuse them into the product's register tiles.
+  void computeEpiloguesInPanels() {
+    auto isPacked = [](Operation *op) {
+      auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+      if (!linalgOp)
+        return false;
+      std::optional<linalg::ContractionDimensions> dims =
+          getRowMajorMatmulDims(linalgOp);
+      return dims && dims->n.size() == 2;
+    };
+    auto isElementwise = [](Operation *op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      return generic && generic.getNumLoops() == generic.getNumParallelLoops() &&
+             generic->getNumResults() == 1;
+    };
+    linalg::ControlFusionFn control = [&](OpOperand *operand) {
+      Operation *owner = operand->getOwner();
+      // The accumulator: generic -> expand_shape -> the product's init.
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(owner)) {
+        Operation *producer = expand.getSrc().getDefiningOp();
+        return producer && isElementwise(producer) && producer->hasOneUse() &&
+               expand->hasOneUse() &&
+               llvm::all_of(expand->getUses(), [&](OpOperand &use) {
+                 auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
+                 return isPacked(product) && product.isDpsInit(&use);
+               });
+      }
+      // The activation: the product -> collapse_shape -> generic.
+      auto collapse = operand->get().getDefiningOp<tensor::CollapseShapeOp>();
+      return collapse && isElementwise(owner) && collapse->hasOneUse() &&
+             isPacked(collapse.getSrc().getDefiningOp()) &&
+             collapse.getSrc().hasOneUse();
+    };
+    RewritePatternSet patterns(&getContext());
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    // The reshapes that dropping unit dimensions left between them.
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns,
+                                                         &getContext());
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
+                                                       &getContext());
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 
   /// The columns of one panel: two vector registers of the right operand's

@@ -445,6 +445,8 @@ static bool isRowwiseOperand(linalg::LinalgOp reader, OpOperand &operand,
   if (!producer || producer->getBlock() != reader->getBlock() ||
       producer->getNumResults() != 1 || !getLoweringConfig(producer) ||
       !producer.hasPureTensorSemantics() || producer.getNumLoops() < rows ||
+      producer->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) ||
+      producer->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()) ||
       getRowMajorMatmulDims(producer) || getTransposedLoop(producer))
     return false;
   SmallVector<utils::IteratorType> iterators =
@@ -497,6 +499,46 @@ static void markRowwiseProducers(linalg::LinalgOp root) {
     member->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
 }
 
+/// Whether `op` is an elementwise op in the block of `product` that a
+/// product's register tiles can take in: every loop parallel, its result
+/// indexed by its loops in order, a config of its own to fall back on.
+static bool isEpilogueOp(Operation *op, linalg::LinalgOp product) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic->getBlock() == product->getBlock() &&
+         generic->getNumResults() == 1 && getLoweringConfig(generic) &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         generic.getIndexingMapsArray().back().isIdentity() &&
+         !getTransposedLoop(generic);
+}
+
+/// Marks the elementwise ops of `product`'s epilogue to be computed in its
+/// register tiles: the op that computes its accumulator (bias + residual,
+/// which tfm-fold-epilogue-into-accumulator made its initial value) with
+/// tfm.fuse_into_consumer, and the op that reads its result (the
+/// activation) with tfm.fuse_into_producer. A register tile then starts
+/// from the bias it loads and stores the activation of its sums: neither
+/// op is a pass over memory of its own. Only products whose reduction is
+/// not cut into cache blocks: with blocks, a tile's sums are finished only
+/// after the last block, outside the register tiles.
+static void markEpilogue(linalg::LinalgOp product) {
+  LoweringConfigAttr config = getLoweringConfig(product);
+  if (!config || config.getNumLevels() != 3 || product->getNumResults() != 1)
+    return;
+  UnitAttr unit = UnitAttr::get(product.getContext());
+  Operation *init = product.getDpsInits()[0].getDefiningOp();
+  if (isEpilogueOp(init, product) && init->hasOneUse())
+    init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
+  Value result = product->getResult(0);
+  if (!result.hasOneUse())
+    return;
+  OpOperand &use = *result.getUses().begin();
+  auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (reader && isEpilogueOp(reader, product) &&
+      reader.getMatchingIndexingMap(&use).isIdentity() &&
+      reader.isDpsInput(&use))
+    reader->setAttr(LoweringConfigAttr::getFuseIntoProducerAttrName(), unit);
+}
+
 namespace {
 struct TfmCpuSelectVectorStrategyPass
     : tfm::impl::TfmCpuSelectVectorStrategyBase<
@@ -531,11 +573,16 @@ struct TfmCpuSelectVectorStrategyPass
     // group is its root.
     SmallVector<linalg::LinalgOp> readers;
     getOperation()->walk([&](linalg::LinalgOp op) {
-      if (getLoweringConfig(op) && !getRowMajorMatmulDims(op))
+      if (!getLoweringConfig(op))
+        return;
+      if (!getRowMajorMatmulDims(op))
         readers.push_back(op);
+      else if (!isInParallelLoop(op))
+        markEpilogue(op);
     });
     for (linalg::LinalgOp op : llvm::reverse(readers))
-      if (!op->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()))
+      if (!op->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) &&
+          !op->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()))
         markRowwiseProducers(op);
   }
 };

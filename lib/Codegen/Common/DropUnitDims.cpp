@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -23,6 +24,41 @@ namespace tfm {
 using namespace mlir;
 
 namespace {
+/// Whether `op` is a contraction on tensors.
+bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.hasPureTensorSemantics() &&
+         linalg::isaContractionOpInterface(linalgOp);
+}
+
+/// Whether `op`, an elementwise op, is a product's epilogue: the only
+/// reader of the product's result, or what computes its accumulator for it
+/// alone, through reshapes only. Its unit dimensions go too, so that it
+/// meets the product in one shape (see tfm-cpu-pack-panels, which then
+/// moves it into the panels' shape).
+bool isEpilogue(linalg::GenericOp op) {
+  if (op.getNumLoops() != op.getNumParallelLoops() || op->getNumResults() != 1)
+    return false;
+  for (Value input : op.getDpsInputs()) {
+    while (input.hasOneUse() &&
+           isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+               input.getDefiningOp()))
+      input = input.getDefiningOp()->getOperand(0);
+    if (input.hasOneUse() && isContraction(input.getDefiningOp()))
+      return true;
+  }
+  Value result = op->getResult(0);
+  while (result.hasOneUse() &&
+         isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(
+             *result.getUsers().begin()))
+    result = result.getUsers().begin()->getResult(0);
+  if (!result.hasOneUse())
+    return false;
+  OpOperand &use = *result.getUses().begin();
+  return isContraction(use.getOwner()) &&
+         cast<linalg::LinalgOp>(use.getOwner()).isDpsInit(&use);
+}
+
 struct TfmDropUnitDimsPass
     : tfm::impl::TfmDropUnitDimsBase<TfmDropUnitDimsPass> {
   void runOnOperation() override {
@@ -30,7 +66,7 @@ struct TfmDropUnitDimsPass
     getOperation()->walk([&](linalg::GenericOp op) {
       if (isa<func::FuncOp>(op->getParentOp()) &&
           op.hasPureTensorSemantics() &&
-          linalg::isaContractionOpInterface(op) &&
+          (linalg::isaContractionOpInterface(op) || isEpilogue(op)) &&
           llvm::is_contained(op.getStaticLoopRanges(), 1))
         contractions.push_back(op);
     });

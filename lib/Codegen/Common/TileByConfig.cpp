@@ -32,13 +32,88 @@ using namespace mlir::tfm;
 static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
                                LoweringConfigAttr config, unsigned level);
 
+namespace {
+/// The elementwise ops that a product's tiles take in, level by level: the
+/// one that computes its accumulator (marked tfm.fuse_into_consumer) and
+/// the one that reads its result (marked tfm.fuse_into_producer). Each is
+/// the tile of the level before, or null once it could not be fused.
+struct Epilogue {
+  Operation *init = nullptr;
+  Operation *consumer = nullptr;
+  /// The levels at which they were last fused (-1: not yet).
+  int initLevel = -1, consumerLevel = -1;
+  /// The ops that fusion erased, which the pass must not visit.
+  llvm::DenseSet<Operation *> *erased = nullptr;
+};
+} // namespace
+
+/// Fuses `epilogue`'s ops into `loops`, the loops that tiled `product`:
+/// the accumulator's op computes the slice the product's tile starts from,
+/// the reader's op the slice it reads, inside the innermost loop.
+static void fuseEpilogue(RewriterBase &rewriter, Epilogue &epilogue,
+                         Operation *product,
+                         MutableArrayRef<LoopLikeOpInterface> loops,
+                         int level) {
+  // A level whose tiles are the whole op makes no loops: the epilogue stays
+  // where it is, next to the tile.
+  if (loops.empty())
+    return;
+  if (epilogue.init) {
+    Operation *original = epilogue.init;
+    auto slice = cast<linalg::LinalgOp>(product)
+                     .getDpsInits()[0]
+                     .getDefiningOp<tensor::ExtractSliceOp>();
+    if (slice) {
+      std::optional<scf::SCFFuseProducerOfSliceResult> fused =
+          scf::tileAndFuseProducerOfSlice(rewriter, slice, loops);
+      if (fused && !fused->tiledOps.empty()) {
+        epilogue.init = fused->tiledOps.front();
+        epilogue.initLevel = level;
+      }
+    }
+    if (original->use_empty()) {
+      epilogue.erased->insert(original);
+      rewriter.eraseOp(original);
+    }
+  }
+  if (epilogue.consumer) {
+    Operation *original = epilogue.consumer;
+    // The reader's other operands (its destination, sliced out of the
+    // enclosing loop's by the fusion a level up) must be defined before the
+    // loops it moves into.
+    Operation *outer = loops.front();
+    DominanceInfo dominance;
+    for (Value operand : original->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != outer->getBlock() ||
+          def->isBeforeInBlock(outer) || def->getNumRegions() != 0 ||
+          llvm::any_of(def->getOperands(), [&](Value v) {
+            return !dominance.properlyDominates(v, outer);
+          }))
+        continue;
+      rewriter.moveOpBefore(def, outer);
+    }
+    FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
+        scf::tileAndFuseConsumer(rewriter, original, loops);
+    if (succeeded(fused) && !fused->tiledOps.empty()) {
+      epilogue.consumer = fused->tiledOps.front();
+      epilogue.consumerLevel = level;
+    }
+    if (original->use_empty()) {
+      epilogue.erased->insert(original);
+      rewriter.eraseOp(original);
+    }
+  }
+}
+
 /// Tiles linalg op `op` at `level` (> 0) of `config` with scf.for loops,
 /// its tiles at the levels after it, and then peels each loop of this level
 /// whose step does not divide its trip count: the main loop and a last
 /// partial iteration, in one loop nest, whose tiles the canonicalizer makes
 /// static.
 static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
-                                 LoweringConfigAttr config, unsigned level) {
+                                 LoweringConfigAttr config, unsigned level,
+                                 Epilogue *epilogue = nullptr) {
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   SmallVector<Range> domain = op.getIterationDomain(rewriter);
@@ -53,6 +128,9 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
                   config.getInterchange(level));
   if (failed(tiled))
     return op->emitOpError() << "could not be tiled at level " << level;
+  if (epilogue && tiled->tiledOps.size() == 1)
+    fuseEpilogue(rewriter, *epilogue, tiled->tiledOps.front(), tiled->loops,
+                 level);
   for (Operation *tile : tiled->tiledOps)
     if (auto tileOp = dyn_cast<TilingInterface>(tile))
       if (failed(tileLevel(rewriter, tileOp, config, level + 1)))
@@ -130,6 +208,75 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
                                 LoweringConfigAttr config) {
   op->removeAttr(LoweringConfigAttr::getAttrName());
   return tileLevel(rewriter, op, config, 0);
+}
+
+/// Whether `op` is a product whose register tiles take in the elementwise
+/// ops of its epilogue: the op computing its accumulator, the op reading its
+/// result, or both.
+static Epilogue getEpilogue(Operation *op) {
+  Epilogue epilogue;
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1)
+    return epilogue;
+  if (Operation *init = linalgOp.getDpsInits()[0].getDefiningOp())
+    if (init->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()))
+      epilogue.init = init;
+  if (op->getResult(0).hasOneUse()) {
+    Operation *reader = *op->getResult(0).getUsers().begin();
+    if (reader->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()))
+      epilogue.consumer = reader;
+  }
+  return epilogue;
+}
+
+/// Tiles `op`, a product of three levels (parallel tiles, register tiles,
+/// reduction steps), with the ops of `epilogue` fused into the loops of the
+/// first two: they become one register tile's worth of elementwise code
+/// before and after the reduction loop. Returns false, leaving everything
+/// as it was, if a level-0 size does not divide its loop.
+static FailureOr<bool> tileWithEpilogue(RewriterBase &rewriter,
+                                        TilingInterface op,
+                                        LoweringConfigAttr config,
+                                        Epilogue epilogue) {
+  if (config.getNumLevels() != 3)
+    return false;
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  for (auto [size, range] : llvm::zip_equal(sizes, domain)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (size != 0 && extent && *extent % size != 0)
+      return false;
+  }
+  op->removeAttr(LoweringConfigAttr::getAttrName());
+  FailureOr<scf::SCFTilingResult> tiled =
+      tileInPlace(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp,
+                  config.getInterchange(0));
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return op->emitOpError("could not be tiled at level 0");
+  Operation *tile = tiled->tiledOps.front();
+  fuseEpilogue(rewriter, epilogue, tile, tiled->loops, /*level=*/0);
+  if (failed(tileAndPeel(rewriter, cast<TilingInterface>(tile), config, 1,
+                         &epilogue)))
+    return failure();
+  // An epilogue op fused down to the register tiles is vectorized as it
+  // is; one fused into the parallel tiles only is tiled there by the rest
+  // of its own config; one never fused is tiled by the pass as any other.
+  for (auto [rest, level] : {std::pair(epilogue.init, epilogue.initLevel),
+                             std::pair(epilogue.consumer,
+                                       epilogue.consumerLevel)}) {
+    if (!rest)
+      continue;
+    rest->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+    rest->removeAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
+    LoweringConfigAttr restConfig = getLoweringConfig(rest);
+    if (level < 0 || !restConfig)
+      continue;
+    rest->removeAttr(LoweringConfigAttr::getAttrName());
+    if (level == 0 &&
+        failed(tileLevel(rewriter, cast<TilingInterface>(rest), restConfig, 1)))
+      return failure();
+  }
+  return true;
 }
 
 /// Whether `op` is to be fused into the parallel tiles of its reader.
@@ -251,9 +398,20 @@ struct TfmTileByConfigPass
     for (auto [op, config] : llvm::reverse(ops)) {
       if (erased.contains(op))
         continue;
-      if (isFusedIntoConsumer(op)) {
+      if (isFusedIntoConsumer(op) ||
+          op->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName())) {
         unfused.push_back({op, config});
         continue;
+      }
+      Epilogue epilogue = getEpilogue(op);
+      if (epilogue.init || epilogue.consumer) {
+        epilogue.erased = &erased;
+        FailureOr<bool> fused =
+            tileWithEpilogue(rewriter, op, config, epilogue);
+        if (failed(fused))
+          return signalPassFailure();
+        if (*fused)
+          continue;
       }
       if (hasFusedProducers(op)) {
         FailureOr<bool> fused =
@@ -270,6 +428,7 @@ struct TfmTileByConfigPass
       if (erased.contains(op))
         continue;
       op->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+      op->removeAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
       if (failed(tileByConfig(rewriter, op, config)))
         return signalPassFailure();
     }

@@ -117,3 +117,40 @@ func.func @unpacked(%x: tensor<8x16xf32>, %w: tensor<16x64xf32>, %acc: tensor<8x
   %y3 = linalg.batch_matmul ins(%bx, %bw : tensor<2x64x16xf32>, tensor<2x16x64xf32>) outs(%bacc : tensor<2x64x64xf32>) -> tensor<2x64x64xf32>
   return %y, %y2, %y3 : tensor<8x64xf32>, tensor<64x48xf32>, tensor<2x64x64xf32>
 }
+// -----
+
+// The product's epilogue moves into the panels' shape: the op that computes
+// its accumulator (the bias, broadcast) produces [M, N / Nr, Nr] itself and
+// the op that reads its result (a GELU) reads the panels; the reshape back
+// to [M, N] comes after it.
+
+// CHECK-LABEL: func.func @epilogue_in_panels
+// CHECK:       %[[B:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [2, 4] : tensor<8xf32> into tensor<2x4xf32>
+// CHECK:       %[[INIT:.*]] = linalg.generic {{.*}} ins(%[[B]] : tensor<2x4xf32>) outs(%{{.*}} : tensor<3x2x4xf32>)
+// CHECK:       %[[P:.*]] = linalg.generic {{.*}} outs(%[[INIT]] : tensor<3x2x4xf32>)
+// CHECK:       %[[G:.*]] = linalg.generic {{.*}} ins(%[[P]] : tensor<3x2x4xf32>) outs(%{{.*}} : tensor<3x2x4xf32>)
+// CHECK:         math.erf
+// CHECK:       %[[Y:.*]] = tensor.collapse_shape %[[G]] {{\[}}[0], [1, 2]] : tensor<3x2x4xf32> into tensor<3x8xf32>
+// CHECK:       return %[[Y]]
+module attributes {tfm.target = #tfm.cpu<name = "test", isa = "sse", vector_bits = 64, vector_registers = 16, features = [], l1_bytes = 32768, l2_bytes = 262144, l3_bytes = 8388608>} {
+func.func @epilogue_in_panels(%x: tensor<3x2xf32>, %b: tensor<8xf32>) -> tensor<3x8xf32> {
+  %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], [8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]]> : tensor<2x8xf32>
+  %e0 = tensor.empty() : tensor<3x8xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(m, n) -> (n)>, affine_map<(m, n) -> (m, n)>],
+                          iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e0 : tensor<3x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x8xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<3x2xf32>, tensor<2x8xf32>) outs(%init : tensor<3x8xf32>) -> tensor<3x8xf32>
+  %e1 = tensor.empty() : tensor<3x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<3x8xf32>) outs(%e1 : tensor<3x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<3x8xf32>
+  return %g : tensor<3x8xf32>
+}
+}

@@ -428,3 +428,93 @@ func.func @rows_not_fused(%x: tensor<197x192xf32>, %w: tensor<192x192xf32>)
   } -> tensor<192x197xf32>
   return %y, %sum, %u : tensor<197x192xf32>, tensor<197xf32>, tensor<192x197xf32>
 }
+
+// -----
+
+// A packed product's epilogue: the op that computes its accumulator (the
+// bias, broadcast) is marked to be fused into it, and the op that reads its
+// result (a GELU) to take in its tiles. Applied, each register tile starts
+// from the bias read into registers, runs its reduction and applies the
+// GELU before its store: no pass over the result of its own. A 20-row
+// product: the 8 rows past the 12-row tiles are a peeled tile that does the
+// same.
+
+// CHECK-LABEL: func.func @epilogue
+//       CHECK:   linalg.generic {{.*}}lowering_config = {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+//   CHECK-NOT:     tfm.fuse_into
+//       CHECK:   linalg.generic {{.*}}lowering_config = {{.*}}tfm.fuse_into_producer
+// TILED-LABEL: func.func @epilogue
+//       TILED:   scf.forall (%{{.*}}) in (2)
+//       TILED:     vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<12x1x32xf32>
+//       TILED:     scf.for %{{.*}} = %c0 to %c16 step %c1
+//       TILED:     math.erf {{.*}} : vector<12x1x32xf32>
+//       TILED:     vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x1x32xf32>
+//       TILED:     scf.for %{{.*}} = %c0 to %c16 step %c1 {{.*}} -> (tensor<8x1x32xf32>)
+//       TILED:     math.erf {{.*}} : vector<8x1x32xf32>
+//       TILED:     scf.forall.in_parallel
+//   TILED-NOT:   math.erf
+//       TILED:   return
+func.func @epilogue(%x: tensor<20x16xf32>, %w: tensor<2x16x32xf32>, %b: tensor<2x32xf32>)
+    -> tensor<20x2x32xf32> {
+  %e0 = tensor.empty() : tensor<20x2x32xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                          iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x32xf32>) outs(%e0 : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<20x2x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, p, n, k) -> (m, k)>, affine_map<(m, p, n, k) -> (p, k, n)>, affine_map<(m, p, n, k) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<20x16xf32>, tensor<2x16x32xf32>) outs(%init : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<20x2x32xf32>
+  %e1 = tensor.empty() : tensor<20x2x32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (m, p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<20x2x32xf32>) outs(%e1 : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<20x2x32xf32>
+  return %g : tensor<20x2x32xf32>
+}
+
+// -----
+
+// A product whose reduction is cut into cache blocks (800 steps) keeps its
+// epilogue apart: its sums are finished only after the last block.
+
+// CHECK-LABEL: func.func @blocked_epilogue
+//   CHECK-NOT:   tfm.fuse_into
+//       CHECK:   return
+func.func @blocked_epilogue(%x: tensor<20x800xf32>, %w: tensor<2x800x32xf32>, %b: tensor<2x32xf32>)
+    -> tensor<20x2x32xf32> {
+  %e0 = tensor.empty() : tensor<20x2x32xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                          iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x32xf32>) outs(%e0 : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<20x2x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, p, n, k) -> (m, k)>, affine_map<(m, p, n, k) -> (p, k, n)>, affine_map<(m, p, n, k) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<20x800xf32>, tensor<2x800x32xf32>) outs(%init : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<20x2x32xf32>
+  %e1 = tensor.empty() : tensor<20x2x32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (m, p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<20x2x32xf32>) outs(%e1 : tensor<20x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<20x2x32xf32>
+  return %g : tensor<20x2x32xf32>
+}

@@ -67,3 +67,48 @@ func.func @one_token(%x: tensor<1x1x768xf32>, %w: tensor<768x3072xf32>, %y: tens
   } -> tensor<1x1x3072xf32>
   return %0 : tensor<1x1x3072xf32>
 }
+
+// -----
+
+// A product's epilogue loses its unit dimensions as well: the op computing
+// its accumulator (a bias broadcast) and the op reading its result (a GELU),
+// each its only user, reshapes aside. An elementwise op that is not the
+// only reader of a product keeps them.
+
+// CHECK-LABEL: func.func @epilogue(
+//       CHECK:   %[[INIT:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<16x64xf32>)
+//       CHECK:   %[[P:.*]] = linalg.matmul {{.*}} outs(%[[INIT]] : tensor<16x64xf32>)
+//       CHECK:   linalg.generic {{.*}} ins(%[[P]] : tensor<16x64xf32>) outs(%{{.*}} : tensor<16x64xf32>)
+//       CHECK:   math.erf
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}} : tensor<1x16x64xf32>) outs(%{{.*}} : tensor<1x16x64xf32>)
+//       CHECK:   math.exp
+func.func @epilogue(%x: tensor<16x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>)
+    -> (tensor<1x16x64xf32>, tensor<1x16x64xf32>) {
+  %e = tensor.empty() : tensor<1x16x64xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(u, i, j) -> (j)>, affine_map<(u, i, j) -> (u, i, j)>],
+                          iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<64xf32>) outs(%e : tensor<1x16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<1x16x64xf32>
+  %c = tensor.collapse_shape %init [[0, 1], [2]] : tensor<1x16x64xf32> into tensor<16x64xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<16x32xf32>, tensor<32x64xf32>) outs(%c : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %r = tensor.expand_shape %p [[0, 1], [2]] output_shape [1, 16, 64] : tensor<16x64xf32> into tensor<1x16x64xf32>
+  %e1 = tensor.empty() : tensor<1x16x64xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(u, i, j) -> (u, i, j)>, affine_map<(u, i, j) -> (u, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r : tensor<1x16x64xf32>) outs(%e1 : tensor<1x16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<1x16x64xf32>
+  %e2 = tensor.empty() : tensor<1x16x64xf32>
+  %h = linalg.generic {indexing_maps = [affine_map<(u, i, j) -> (u, i, j)>, affine_map<(u, i, j) -> (u, i, j)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%g : tensor<1x16x64xf32>) outs(%e2 : tensor<1x16x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<1x16x64xf32>
+  return %g, %h : tensor<1x16x64xf32>, tensor<1x16x64xf32>
+}

@@ -337,7 +337,8 @@ def TfmCollapseContractionDims : Pass<"tfm-collapse-contraction-dims"> {
 }
 
 def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
-  let summary = "Drop the unit dimensions of top-level contractions";
+  let summary = "Drop the unit dimensions of top-level contractions and of "
+                "their epilogues";
   let description = [{
     A contraction at the top level of a function that iterates over
     dimensions of size 1 (the `[S, 1, D]` activations that PyTorch exports
@@ -348,6 +349,12 @@ def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
     columns and hides the real ones from the micro-kernel. Contractions
     inside tiles are left alone: their loop-carried tiles must keep their
     types.
+
+    The elementwise ops of a product's epilogue (the one that computes its
+    accumulator, the one that reads its result, reshapes between them and
+    the product aside) lose their unit dimensions too, so that they and the
+    product meet in one shape, which `tfm-cpu-pack-panels` turns into the
+    panels' and `tfm-tile-by-config` fuses into the register tiles.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect",

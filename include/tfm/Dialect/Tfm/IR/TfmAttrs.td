@@ -126,6 +126,11 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     static constexpr ::llvm::StringLiteral getFuseIntoConsumerAttrName() {
       return "tfm.fuse_into_consumer";
     }
+    /// The name of the unit attribute that fuses an elementwise op into the
+    /// register tiles of the product it reads.
+    static constexpr ::llvm::StringLiteral getFuseIntoProducerAttrName() {
+      return "tfm.fuse_into_producer";
+    }
   }];
 }
 
