@@ -210,6 +210,20 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
   return tileLevel(rewriter, op, config, 0);
 }
 
+/// Whether the level-0 tile sizes of `config` divide every loop of static
+/// size of `op`: a level that needs no split, whose one forall can take in
+/// other ops.
+static bool dividesLevelZero(RewriterBase &rewriter, TilingInterface op,
+                             LoweringConfigAttr config) {
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  for (auto [size, range] : llvm::zip_equal(config.getTileSizes(0), domain)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (size != 0 && extent && *extent % size != 0)
+      return false;
+  }
+  return true;
+}
+
 /// Whether `op` is a product whose register tiles take in the elementwise
 /// ops of its epilogue: the op computing its accumulator, the op reading its
 /// result, or both.
@@ -240,13 +254,9 @@ static FailureOr<bool> tileWithEpilogue(RewriterBase &rewriter,
                                         Epilogue epilogue) {
   if (config.getNumLevels() != 3)
     return false;
-  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  if (!dividesLevelZero(rewriter, op, config))
+    return false;
   ArrayRef<int64_t> sizes = config.getTileSizes(0);
-  for (auto [size, range] : llvm::zip_equal(sizes, domain)) {
-    std::optional<int64_t> extent = getConstantIntValue(range.size);
-    if (size != 0 && extent && *extent % size != 0)
-      return false;
-  }
   op->removeAttr(LoweringConfigAttr::getAttrName());
   FailureOr<scf::SCFTilingResult> tiled =
       tileInPlace(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp,
@@ -302,13 +312,9 @@ static FailureOr<bool>
 tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
                      LoweringConfigAttr config,
                      llvm::DenseSet<Operation *> &erased) {
-  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  if (!dividesLevelZero(rewriter, op, config))
+    return false;
   ArrayRef<int64_t> sizes = config.getTileSizes(0);
-  for (auto [size, range] : llvm::zip_equal(sizes, domain)) {
-    std::optional<int64_t> extent = getConstantIntValue(range.size);
-    if (size != 0 && extent && *extent % size != 0)
-      return false;
-  }
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);

@@ -44,6 +44,15 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     tiles do not divide the rows and it is split) is tiled on its own
     after all.
 
+    A product of three levels (parallel tiles, register tiles, reduction
+    steps) takes in its epilogue level by level: the op computing its
+    accumulator (marked `tfm.fuse_into_consumer`) with upstream's
+    `scf::tileAndFuseProducerOfSlice`, the op reading its result (marked
+    `tfm.fuse_into_producer`) with `scf::tileAndFuseConsumer`, into the
+    loops of level 0 and of level 1, before level 1 is peeled; their
+    register tiles are then vectorized as they are. One that could be
+    fused into the parallel tiles only is tiled there by its own config.
+
     An op whose config does not fit its iteration space, or that does not
     implement `TilingInterface`, is an error.
 

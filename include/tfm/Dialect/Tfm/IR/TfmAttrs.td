@@ -83,7 +83,10 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     reader is in the same parallel tile (a LayerNorm's two reductions and
     their fills, read row by row by its normalization), so that nothing is
     computed twice; the group becomes one parallel loop that finishes a row
-    while it is in L1.
+    while it is in L1. The op that computes a product's accumulator (its
+    bias) is marked the same way, and the op that reads its result (its
+    activation) `tfm.fuse_into_producer`: both are fused into the product's
+    parallel and register tiles.
 
     ```mlir
     // Flash attention: (batch, 32 queries) tiles in parallel, then blocks
