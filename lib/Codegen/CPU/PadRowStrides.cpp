@@ -208,6 +208,21 @@ struct TfmCpuPadRowStridesPass
   /// its accumulator) whose destination is a tensor.empty. False if `value`
   /// has no such producer.
   bool writeIntoPadded(IRRewriter &rewriter, Value value, int64_t padding) {
+    // A reshape that keeps the rows whole (a unit dimension dropped, the
+    // rows of a batch merged) reads its source's rows: the producer of the
+    // source writes into the padded buffer.
+    while (Operation *reshape = value.getDefiningOp()) {
+      SmallVector<ReassociationIndices> groups;
+      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
+        groups = collapse.getReassociationIndices();
+      else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+        groups = expand.getReassociationIndices();
+      else
+        break;
+      if (!value.hasOneUse() || groups.back().size() != 1)
+        return false;
+      value = reshape->getOperand(0);
+    }
     auto result = dyn_cast<OpResult>(value);
     if (!result || !value.hasOneUse())
       return false;

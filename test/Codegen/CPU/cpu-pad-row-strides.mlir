@@ -139,3 +139,37 @@ func.func @left(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
       outs(%d : tensor<32x128xf32>) -> tensor<32x128xf32>
   return %0, %1 : tensor<32x64xf32>, tensor<32x128xf32>
 }
+
+// -----
+
+// The producer writes into the padded buffer through a reshape that keeps
+// the rows whole (a LayerNorm's [1, S, D] output read as [S, D]); a reshape
+// that splits the rows (into panels) leaves the copy.
+
+// CHECK-LABEL: func.func @through_reshape
+//       CHECK:   %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<1x32x528xf32>
+//       CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[BUF]][0, 0, 0] [1, 32, 512] [1, 1, 1]
+//       CHECK:   %[[EXP:.*]] = linalg.exp ins(%{{.*}} : tensor<1x32x512xf32>) outs(%[[SLICE]] : tensor<1x32x512xf32>)
+//       CHECK:   %[[ROWS:.*]] = tensor.collapse_shape %[[EXP]] {{\[}}[0, 1], [2]]
+//       CHECK:   linalg.matmul ins(%[[ROWS]], %{{.*}} : tensor<32x512xf32>, tensor<512x512xf32>)
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<32x16x32xf32>) outs(%{{.*}} : tensor<32x16x32xf32>)
+//       CHECK:   tensor.collapse_shape
+//       CHECK:   linalg.copy
+//       CHECK:   linalg.matmul
+func.func @through_reshape(%a: tensor<1x32x512xf32>, %w: tensor<512x512xf32>,
+                           %c: tensor<32x512xf32>, %p: tensor<32x16x32xf32>)
+    -> (tensor<32x512xf32>, tensor<32x512xf32>) {
+  %e = tensor.empty() : tensor<1x32x512xf32>
+  %x = linalg.exp ins(%a : tensor<1x32x512xf32>) outs(%e : tensor<1x32x512xf32>)
+      -> tensor<1x32x512xf32>
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<1x32x512xf32> into tensor<32x512xf32>
+  %0 = linalg.matmul ins(%rows, %w : tensor<32x512xf32>, tensor<512x512xf32>)
+      outs(%c : tensor<32x512xf32>) -> tensor<32x512xf32>
+  %f = tensor.empty() : tensor<32x16x32xf32>
+  %y = linalg.exp ins(%p : tensor<32x16x32xf32>) outs(%f : tensor<32x16x32xf32>)
+      -> tensor<32x16x32xf32>
+  %flat = tensor.collapse_shape %y [[0], [1, 2]] : tensor<32x16x32xf32> into tensor<32x512xf32>
+  %1 = linalg.matmul ins(%flat, %w : tensor<32x512xf32>, tensor<512x512xf32>)
+      outs(%c : tensor<32x512xf32>) -> tensor<32x512xf32>
+  return %0, %1 : tensor<32x512xf32>, tensor<32x512xf32>
+}

@@ -187,7 +187,9 @@ def TfmCpuPadRowStrides : Pass<"tfm-cpu-pad-row-strides"> {
       through a `tensor.extract_slice` of its first columns;
     - a value that only the product uses, computed by a linalg op (or the
       fill of its accumulator) into a `tensor.empty`, is computed into the
-      first columns of a padded buffer instead, with no copy;
+      first columns of a padded buffer instead, with no copy, also when it
+      reaches the product through reshapes that keep its rows whole (a
+      LayerNorm's `[1, S, D]` read as `[S, D]`);
     - any other value is copied into the first columns of a padded buffer
       (a `linalg.copy`, vectorized and parallel like any other op).
 
