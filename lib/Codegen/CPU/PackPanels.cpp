@@ -184,13 +184,17 @@ struct TfmCpuPackPanelsPass
   /// instead of reshaping the product's [..., N]: tfm-tile-by-config can
   /// then fuse them into the product's register tiles.
   void computeEpiloguesInPanels() {
+    // Only products whose register tiles can take their epilogue in: with
+    // cache blocks the activation stays a pass of its own, better on rows
+    // that tfm-cpu-pad-row-strides can pad for the next product than on
+    // panels.
     auto isPacked = [](Operation *op) {
       auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
       if (!linalgOp)
         return false;
       std::optional<linalg::ContractionDimensions> dims =
           getRowMajorMatmulDims(linalgOp);
-      return dims && dims->n.size() == 2;
+      return dims && dims->n.size() == 2 && !hasCacheBlocks(linalgOp, *dims);
     };
     auto isElementwise = [](Operation *op) {
       auto generic = dyn_cast<linalg::GenericOp>(op);

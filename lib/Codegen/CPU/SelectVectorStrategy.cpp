@@ -150,6 +150,12 @@ tfm::getRowMajorMatmulDims(linalg::LinalgOp op) {
 /// while every row block of the cache block uses it.
 static constexpr int64_t kKc = 256;
 
+bool tfm::hasCacheBlocks(linalg::LinalgOp op,
+                         const linalg::ContractionDimensions &dims) {
+  int64_t steps = op.getStaticLoopRanges()[dims.k.front()];
+  return ShapedType::isDynamic(steps) || 2 * steps > 3 * kKc;
+}
+
 /// The row block: kMc rows of the left operand's reduction block (at most
 /// 252 x 256 f32, 252 KiB) stay in L2 while every column strip of the
 /// parallel panel uses them.
@@ -248,7 +254,7 @@ getContractionConfig(linalg::LinalgOp op,
   }
 
   SmallVector<int64_t> cache(numLoops, 0);
-  if (ShapedType::isDynamic(ranges[k]) || 2 * ranges[k] > 3 * kKc) {
+  if (hasCacheBlocks(op, dims)) {
     cache[k] = kKc;
     int64_t elementBytes = getWidestElementBits(op) / 8;
     int64_t mc = kMcBytes / (kKc * elementBytes) / rows * rows;

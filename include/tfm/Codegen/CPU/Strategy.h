@@ -40,6 +40,13 @@ int64_t getRegisterTileRows(CpuTargetAttr target);
 std::optional<linalg::ContractionDimensions>
 getRowMajorMatmulDims(linalg::LinalgOp op);
 
+/// Whether the micro-kernel's strategy cuts the reduction of `op` (a
+/// matmul with `dims`) into cache blocks: a reduction longer than 1.5
+/// blocks, or of dynamic length. A register tile's sums are then finished
+/// only after the last block, so its epilogue cannot be applied in the tile.
+bool hasCacheBlocks(linalg::LinalgOp op,
+                    const linalg::ContractionDimensions &dims);
+
 } // namespace tfm
 } // namespace mlir
 
