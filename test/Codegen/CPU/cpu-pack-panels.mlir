@@ -154,3 +154,28 @@ func.func @epilogue_in_panels(%x: tensor<3x2xf32>, %b: tensor<8xf32>) -> tensor<
   return %g : tensor<3x8xf32>
 }
 }
+// -----
+
+// A product whose reduction is cut into cache blocks (800 steps) keeps its
+// activation on rows [M, N]: its register tiles cannot take it in.
+
+// CHECK-LABEL: func.func @blocked_epilogue_on_rows
+// CHECK:       %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<3x2x4xf32>)
+// CHECK:       %[[FLAT:.*]] = tensor.collapse_shape %[[P]] {{\[}}[0], [1, 2]] : tensor<3x2x4xf32> into tensor<3x8xf32>
+// CHECK:       linalg.generic {{.*}} ins(%[[FLAT]] : tensor<3x8xf32>) outs(%{{.*}} : tensor<3x8xf32>)
+// CHECK:         math.erf
+module attributes {tfm.target = #tfm.cpu<name = "test", isa = "sse", vector_bits = 64, vector_registers = 16, features = [], l1_bytes = 32768, l2_bytes = 262144, l3_bytes = 8388608>} {
+func.func @blocked_epilogue_on_rows(%x: tensor<3x800xf32>, %w: tensor<800x8xf32>, %acc: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  %c = arith.constant dense<1.0> : tensor<800x8xf32>
+  %p = linalg.matmul ins(%x, %c : tensor<3x800xf32>, tensor<800x8xf32>) outs(%acc : tensor<3x8xf32>) -> tensor<3x8xf32>
+  %e1 = tensor.empty() : tensor<3x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(m, n) -> (m, n)>, affine_map<(m, n) -> (m, n)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<3x8xf32>) outs(%e1 : tensor<3x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<3x8xf32>
+  return %g : tensor<3x8xf32>
+}
+}

@@ -85,6 +85,14 @@ def TfmCpuPackPanels : Pass<"tfm-cpu-pack-panels"> {
            ins(%x, %p) outs(%a)
     %y = tensor.collapse_shape %r [[0], [1, 2]]
     ```
+
+    A constant that reaches the product through a transpose (a patch
+    embedding's kernel) is packed from the constant itself. When the
+    product's reduction is not cut into cache blocks, the elementwise op
+    computing its accumulator and the one reading its result (its bias and
+    activation) move into the panels' shape too (upstream's
+    reshape-by-expansion patterns), so that `tfm-tile-by-config` can fuse
+    them into its register tiles.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::linalg::LinalgDialect",
