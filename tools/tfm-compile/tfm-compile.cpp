@@ -204,6 +204,11 @@ cl::opt<int64_t> attentionKvTile(
     "attention-kv-tile",
     cl::desc("Keys per flash-attention block (default: automatic)"),
     cl::init(0), cl::cat(category));
+cl::opt<bool> noDedup(
+    "no-dedup",
+    cl::desc("Compile every kernel on its own, even those that are the same "
+             "code on other weights (a Transformer's layers; CPU only)"),
+    cl::init(false), cl::cat(category));
 cl::opt<bool> profile(
     "profile",
     cl::desc("Time every kernel, so that the executable's --profile prints "
@@ -355,6 +360,7 @@ LogicalResult buildPipeline(PassManager &pm,
     options.attentionQTile = attentionQTile;
     options.attentionKvTile = attentionKvTile;
     options.profile = profile;
+    options.dedupKernels = !noDedup;
     tfm::buildCpuPipeline(pm, options);
     if (options.stopAfter == tfm::CpuStage::LLVM)
       pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));

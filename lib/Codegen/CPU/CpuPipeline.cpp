@@ -71,8 +71,11 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized) {
-  pm.addPass(createTfmCpuOutlineKernels());
+void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
+                            bool dedupKernels) {
+  TfmCpuOutlineKernelsOptions outline;
+  outline.dedup = dedupKernels;
+  pm.addPass(createTfmCpuOutlineKernels(outline));
   pm.addPass(createConvertLinalgToLoopsPass());
   if (vectorized)
     pm.addPass(createTfmCpuLowerTransposes());
@@ -151,5 +154,5 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
     pm.addPass(createTfmProfileKernels());
   if (config.stopAfter == CpuStage::Bufferized)
     return;
-  buildCpuLLVMStage(pm, /*vectorized=*/true);
+  buildCpuLLVMStage(pm, /*vectorized=*/true, config.dedupKernels);
 }

@@ -1,7 +1,8 @@
 //===- OutlineKernels.cpp - tfm-cpu-outline-kernels -----------------------===//
 //
 // Implements `tfm-cpu-outline-kernels`: every outermost scf.parallel moves
-// into a private function of its own, called where it was.
+// into a private function of its own, called where it was; kernels that are
+// the same code on different buffers share one function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,15 +29,41 @@ namespace {
 
 /// Whether `op`, defined outside a kernel and used in it, is cloned into
 /// the kernel's function rather than passed: a constant (which then folds
-/// into the kernel's code) or the address of a global (a weight).
-bool isSunk(Operation *op) {
+/// into the kernel's code) or, unless `weightsAsArguments`, the address of
+/// a global (a weight).
+bool isSunk(Operation *op, bool weightsAsArguments) {
   return op && op->getNumRegions() == 0 && op->getNumOperands() == 0 &&
          (op->hasTrait<OpTrait::ConstantLike>() ||
-          isa<memref::GetGlobalOp>(op));
+          (!weightsAsArguments && isa<memref::GetGlobalOp>(op)));
+}
+
+/// A hash of `func`'s type and body that kernels equivalent by
+/// `isSameKernel` share: every op's name, attributes and types, in order.
+llvm::hash_code hashKernel(func::FuncOp func) {
+  llvm::hash_code hash = hash_value(func.getFunctionType());
+  func.getBody().walk([&](Operation *op) {
+    hash = llvm::hash_combine(
+        hash, OperationEquivalence::computeHash(
+                  op, OperationEquivalence::ignoreHashValue,
+                  OperationEquivalence::ignoreHashValue,
+                  OperationEquivalence::IgnoreLocations));
+  });
+  return hash;
+}
+
+/// Whether the kernels `a` and `b` are the same code: the same type, and
+/// bodies equivalent op for op (locations aside).
+bool isSameKernel(func::FuncOp a, func::FuncOp b) {
+  return a.getFunctionType() == b.getFunctionType() &&
+         OperationEquivalence::isRegionEquivalentTo(
+             &a.getBody(), &b.getBody(),
+             OperationEquivalence::IgnoreLocations);
 }
 
 struct TfmCpuOutlineKernelsPass
     : tfm::impl::TfmCpuOutlineKernelsBase<TfmCpuOutlineKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
@@ -55,12 +82,44 @@ struct TfmCpuOutlineKernelsPass
     IRRewriter rewriter(&getContext());
     // The kernels follow their function, in order.
     DenseMap<Operation *, Operation *> lastOfParent;
+    SmallVector<func::FuncOp> functions;
     for (auto [number, kernel] : llvm::enumerate(kernels)) {
       Operation *parent = kernel->getParentOfType<func::FuncOp>();
       auto [it, inserted] = lastOfParent.try_emplace(parent, parent);
       rewriter.setInsertionPointAfter(it->second);
-      it->second = outline(rewriter, symbols, kernel, number);
+      functions.push_back(outline(rewriter, symbols, kernel, number));
+      it->second = functions.back();
     }
+    if (dedup)
+      mergeSameKernels(module, symbols, functions);
+  }
+
+  /// Makes every call of a kernel that is the same code as an earlier one
+  /// call the earlier one, and erases it.
+  void mergeSameKernels(ModuleOp module, SymbolTable &symbols,
+                        ArrayRef<func::FuncOp> functions) {
+    DenseMap<llvm::hash_code, SmallVector<func::FuncOp>> byHash;
+    DenseMap<StringAttr, func::FuncOp> replacement;
+    for (func::FuncOp func : functions) {
+      SmallVector<func::FuncOp> &candidates = byHash[hashKernel(func)];
+      auto same = llvm::find_if(candidates, [&](func::FuncOp earlier) {
+        return isSameKernel(earlier, func);
+      });
+      if (same == candidates.end())
+        candidates.push_back(func);
+      else
+        replacement[func.getSymNameAttr()] = *same;
+    }
+    if (replacement.empty())
+      return;
+    module.walk([&](func::CallOp call) {
+      auto it = replacement.find(call.getCalleeAttr().getAttr());
+      if (it != replacement.end())
+        call.setCallee(it->second.getSymName());
+    });
+    for (func::FuncOp func : functions)
+      if (replacement.contains(func.getSymNameAttr()))
+        symbols.erase(func);
   }
 
   /// Moves `kernel` into `<parent>_kernel_<number>`, created at the
@@ -75,7 +134,7 @@ struct TfmCpuOutlineKernelsPass
     SmallVector<Value> arguments;
     SmallVector<Operation *> sunk;
     for (Value value : captured) {
-      if (isSunk(value.getDefiningOp()))
+      if (isSunk(value.getDefiningOp(), /*weightsAsArguments=*/dedup))
         sunk.push_back(value.getDefiningOp());
       else
         arguments.push_back(value);

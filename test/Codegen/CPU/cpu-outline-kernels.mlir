@@ -1,8 +1,9 @@
-// RUN: tfm-opt %s --tfm-cpu-outline-kernels | FileCheck %s
+// RUN: tfm-opt %s --tfm-cpu-outline-kernels=dedup=false | FileCheck %s
 
 // Each outermost scf.parallel moves into a private function of its own,
 // called where it was: the buffers it reads and writes and the sizes it
-// uses become arguments, constants and globals are cloned into it. A loop
+// uses become arguments, constants and (without dedup, see
+// cpu-outline-kernels-dedup.mlir) globals are cloned into it. A loop
 // nested in another stays in its kernel.
 
 memref.global "private" constant @weight : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>

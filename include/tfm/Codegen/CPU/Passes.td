@@ -266,7 +266,21 @@ def TfmCpuOutlineKernels
     parallel region is then outlined from a small function, and LLVM
     optimizes many small functions instead of one that holds the whole
     model.
+
+    With `dedup` (the default), the kernels are compiled once per distinct
+    code: a kernel's weights (`memref.get_global`s) are arguments instead
+    of clones, and kernels whose functions are then the same ops on the
+    same types (locations aside) become one function, called from each
+    place with its own buffers and weights. The N layers of a Transformer share
+    one function per kernel of a layer, and everything after this pass
+    (the LLVM dialect, LLVM's optimizer and code generator: most of a
+    compile) handles each once.
   }];
+  let options = [
+    Option<"dedup", "dedup", "bool", /*default=*/"true",
+           "Share one function among kernels that are the same code on "
+           "different buffers">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 

@@ -66,12 +66,20 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
       llvm::cl::desc("Time every kernel (tfm-profile-kernels), for the "
                      "executables' --profile"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> dedupKernels{
+      *this, "dedup-kernels",
+      llvm::cl::desc("Share one function among kernels that are the same "
+                     "code on other buffers and weights "
+                     "(tfm-cpu-outline-kernels' dedup)"),
+      llvm::cl::init(true)};
 };
 
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
 /// dialect. `vectorized` is false for code that the CPU's vector stage did
-/// not make (the GPU emulation's host code).
-void buildCpuLLVMStage(OpPassManager &pm, bool vectorized = false);
+/// not make (the GPU emulation's host code). With `dedupKernels`, kernels
+/// that are the same code on other buffers share one function.
+void buildCpuLLVMStage(OpPassManager &pm, bool vectorized = false,
+                       bool dedupKernels = true);
 
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
 /// `options.stopAfter`.
