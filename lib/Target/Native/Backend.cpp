@@ -5,6 +5,7 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/Bitcode/BitcodeWriter.h"
+#include "llvm/IR/Constants.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/Threading.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SwapByteOrder.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
@@ -193,6 +195,95 @@ LogicalResult writeOutputFile(
   return success();
 }
 
+/// Appends the bytes of `constant` as the target lays them out in memory to
+/// `bytes`: arrays (nested or not) of integers or floats whose elements
+/// have no padding. False for anything else.
+static bool appendBytes(const llvm::Constant *constant,
+                        const llvm::DataLayout &layout, std::string &bytes) {
+  llvm::Type *type = constant->getType();
+  if (auto *data = dyn_cast<llvm::ConstantDataSequential>(constant)) {
+    llvm::Type *element = data->getElementType();
+    if (layout.getTypeAllocSize(element) != layout.getTypeStoreSize(element))
+      return false;
+    bytes += data->getRawDataValues();
+    return true;
+  }
+  if (auto *array = dyn_cast<llvm::ConstantArray>(constant)) {
+    for (const llvm::Use &element : array->operands())
+      if (!appendBytes(cast<llvm::Constant>(element.get()), layout, bytes))
+        return false;
+    return true;
+  }
+  if (isa<llvm::ConstantAggregateZero>(constant) && type->isArrayTy()) {
+    bytes.append(layout.getTypeAllocSize(type), '\0');
+    return true;
+  }
+  return false;
+}
+
+/// The weights of a model are its large constant globals: below this size
+/// a global stays with the code that reads it.
+static constexpr uint64_t kWeightBytes = 4096;
+
+/// Gives the weights of `module` (its large constant globals) arrays of
+/// bytes as initializers, defined in `into`: `module` itself, or a module
+/// of the same context that then holds them alone, `module` keeping
+/// declarations. LLVM's printer emits an array of floats one element at a
+/// time (ViT-B/16's 86 million: about half of its compile), an array of
+/// bytes as one block; and weights apart need no optimization and none of
+/// the bitcode that carries the partitions to their threads. Returns
+/// whether `module` had any.
+static bool storeWeightsAsBytes(llvm::Module &module, llvm::Module &into) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  // The bytes are the host's; the data layout, the target's.
+  if (layout.isLittleEndian() != llvm::sys::IsLittleEndianHost)
+    return false;
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *byte = llvm::Type::getInt8Ty(context);
+  // The globals first: the definitions made below may join them.
+  SmallVector<llvm::GlobalVariable *> weights;
+  for (llvm::GlobalVariable &global : module.globals())
+    if (global.isConstant() && global.hasInitializer() &&
+        !global.isThreadLocal() &&
+        layout.getTypeAllocSize(global.getValueType()) >= kWeightBytes)
+      weights.push_back(&global);
+  bool any = false;
+  for (llvm::GlobalVariable *weight : weights) {
+    llvm::GlobalVariable &global = *weight;
+    std::string bytes;
+    if (!appendBytes(global.getInitializer(), layout, bytes))
+      continue;
+    any = true;
+    llvm::Align align = layout.getPreferredAlign(&global);
+    auto *type = llvm::ArrayType::get(byte, bytes.size());
+    std::string name = global.getName().str();
+    global.setName(name + ".bytes");
+    bool apart = &into != &module;
+    auto *definition = new llvm::GlobalVariable(
+        into, type, /*isConstant=*/true,
+        apart ? llvm::GlobalValue::ExternalLinkage : global.getLinkage(),
+        llvm::ConstantDataArray::getRaw(bytes, bytes.size(), byte), name);
+    llvm::GlobalVariable *replacement = definition;
+    if (apart) {
+      replacement = new llvm::GlobalVariable(
+          module, type, /*isConstant=*/true,
+          llvm::GlobalValue::ExternalLinkage, /*Initializer=*/nullptr, name);
+      // Seen by the binary's other objects only, not exported.
+      for (llvm::GlobalVariable *g : {definition, replacement}) {
+        g->setVisibility(llvm::GlobalValue::HiddenVisibility);
+        g->setDSOLocal(true);
+      }
+    } else {
+      definition->copyAttributesFrom(&global);
+    }
+    definition->setAlignment(align);
+    replacement->setAlignment(align);
+    global.replaceAllUsesWith(replacement);
+    global.eraseFromParent();
+  }
+  return any;
+}
+
 /// Compiles `module` with `machine` into object code on `os`.
 static LogicalResult emitObjectCode(llvm::Module &module,
                                     llvm::TargetMachine &machine,
@@ -211,6 +302,7 @@ static LogicalResult emitObjectCode(llvm::Module &module,
 LogicalResult emitObjectFile(llvm::Module &module,
                              llvm::TargetMachine &machine, StringRef path,
                              std::string &error) {
+  storeWeightsAsBytes(module, module);
   return writeOutputFile(
       path, /*executable=*/false,
       [&](llvm::raw_pwrite_stream &os, std::string &error) {
@@ -243,6 +335,11 @@ LogicalResult compileToObjects(llvm::Module &module, StringRef cpu,
                                unsigned optLevel, unsigned jobs,
                                SmallVectorImpl<std::string> &objects,
                                std::string &error) {
+  auto weights = std::make_unique<llvm::Module>("weights", module.getContext());
+  weights->setDataLayout(module.getDataLayout());
+  weights->setTargetTriple(module.getTargetTriple());
+  if (!storeWeightsAsBytes(module, *weights))
+    weights.reset();
   // The partitions, as bitcode: each thread reads its own into a context
   // of its own (an LLVMContext is not shared between threads).
   SmallVector<SmallString<0>> bitcode;
@@ -251,11 +348,22 @@ LogicalResult compileToObjects(llvm::Module &module, StringRef cpu,
                       llvm::raw_svector_ostream os(bitcode.emplace_back());
                       llvm::WriteBitcodeToFile(*part, os);
                     });
-  SmallVector<SmallString<0>> code(bitcode.size());
-  SmallVector<std::string> errors(bitcode.size());
+  // The weights' object last, compiled in `module`'s context, which no
+  // other thread uses.
+  SmallVector<SmallString<0>> code(bitcode.size() + (weights ? 1 : 0));
+  SmallVector<std::string> errors(code.size());
   {
     // 0: the cores this process may run on.
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency(jobs));
+    if (weights)
+      pool.async([&] {
+        std::unique_ptr<llvm::TargetMachine> machine =
+            createTargetMachine(cpu, optLevel, errors.back());
+        if (!machine)
+          return;
+        llvm::raw_svector_ostream os(code.back());
+        (void)emitObjectCode(*weights, *machine, os, errors.back());
+      });
     for (size_t i = 0; i < bitcode.size(); ++i)
       pool.async([&, i] {
         llvm::LLVMContext context;
