@@ -49,7 +49,7 @@ static void buildVectorStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTfmCpuUnmaskReductions());
   pm.addPass(createCanonicalizerPass());
   // Accumulator tiles become loop-carried vectors, i.e. registers.
-  pm.addPass(createLoopInvariantSubsetHoistingPass());
+  pm.addPass(createTfmCpuHoistInvariantSubsets());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The masked transfers of dynamic tiles become transfers with a mask
