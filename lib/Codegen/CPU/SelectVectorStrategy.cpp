@@ -9,7 +9,7 @@
 //   get a register-blocked micro-kernel: tiles of Mr rows x Nr columns (Nr
 //   two vector registers wide) with the column loop outermost and an
 //   innermost reduction loop of step 1. The pipeline later hoists the
-//   accumulator tile out of that loop (loop-invariant-subset-hoisting), so
+//   accumulator tile out of that loop (tfm-cpu-hoist-invariant-subsets), so
 //   that it stays in vector registers: one broadcast FMA per row and
 //   register and step.
 // - A matmul whose right operand tfm-cpu-pack-panels packed into panels

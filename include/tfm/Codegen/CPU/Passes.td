@@ -24,7 +24,7 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       and the reduction one step at a time. A matmul whose right operand
       `tfm-cpu-pack-panels` packed gets the same tiles, one panel per
       register tile. The pipeline then keeps each accumulator tile in
-      registers (loop-invariant-subset-hoisting): one broadcast FMA per
+      registers (`tfm-cpu-hoist-invariant-subsets`): one broadcast FMA per
       row, register and step. Columns that Nr does not divide (an LM head's
       vocabulary, unpacked) get panels of four register tiles and a last
       one of the columns left over.
