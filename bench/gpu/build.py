@@ -9,11 +9,19 @@ Each case is bench/attention.py's "tfm fused" graph, one tfm.attention on
 OUT_DIR/NAME.mlir and compiled to OUT_DIR/NAME with
 `tfm-compile --target=nvptx --gpu-arch=ARCH`; OUT_DIR/manifest.json lists
 the cases for bench/gpu/run.py.
+
+Before them, the example models (examples/*.mlir: encoder_block,
+decoder_block, transformer_encoder, vit) are compiled the same way into
+OUT_DIR/models/, with the weights and sample inputs of
+examples/make_weights.py; OUT_DIR/models.json lists them, so that run.py
+checks a whole model's numerics on the GPU against its NumPy reference
+(test/lib/modelcheck.py) before it times anything.
 """
 
 import argparse
 import json
 import os
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -23,7 +31,12 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 from attention import fused_graph  # noqa: E402
 from tfm_tools import runner  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+import make_weights  # noqa: E402
+
 SIZES = "1024 2048 4096 8192 16384"
+# The example models whose NumPy references test/lib/modelcheck.py knows.
+MODELS = ("encoder_block", "decoder_block", "transformer_encoder", "vit")
 QUICK_SIZES = [1024, 2048]
 
 
@@ -48,6 +61,7 @@ def main(argv):
         int(s) for s in env.get("TFM_BENCH_SIZES", SIZES).split()]
     heads = int(env.get("TFM_BENCH_HEADS", "16"))
 
+    build_models(compiler, flags, os.path.join(args.out, "models"))
     cases = []
     for dtype in ("f32", "f16"):
         for s in sizes:
@@ -74,6 +88,46 @@ def main(argv):
         json.dump(cases, f, indent=1)
         f.write("\n")
     return 0
+
+
+def bundle_runtime_libraries(exe, lib_dir):
+    """Copies the OpenMP runtime EXE links against into LIB_DIR, which
+    run.py puts on LD_LIBRARY_PATH: the GPU machine's image need not have
+    LLVM's libomp (glibc and libstdc++ it has, no older than this one's)."""
+    os.makedirs(lib_dir, exist_ok=True)
+    for line in runner.run(["ldd", exe])[0].splitlines():
+        parts = line.split()
+        if parts and parts[0].startswith("libomp") and len(parts) > 2:
+            shutil.copy(os.path.realpath(parts[2]),
+                        os.path.join(lib_dir, parts[0]))
+
+
+def build_models(compiler, flags, out):
+    """Compiles the example models into OUT and writes OUT/../models.json:
+    for each, its executable, weights and inputs relative to OUT's parent."""
+    os.makedirs(out, exist_ok=True)
+    models = []
+    for model in MODELS:
+        inputs = make_weights.write(model, out)
+        weights = os.path.join(out, model + ".safetensors")
+        exe = os.path.join(out, model)
+        try:
+            runner.compile_graph(compiler, os.path.join(ROOT, "examples",
+                                                        model + ".mlir"),
+                                 exe, flags, weights=weights)
+        except runner.ToolError as e:
+            sys.exit(f"error: {e}")
+        parent = os.path.dirname(out)
+        models.append({"model": model,
+                       "exe": os.path.relpath(exe, parent),
+                       "weights": os.path.relpath(weights, parent),
+                       "inputs": [os.path.relpath(p, parent)
+                                  for p in inputs]})
+        print(f"built {model}", flush=True)
+    bundle_runtime_libraries(exe, os.path.join(os.path.dirname(out), "lib"))
+    with open(os.path.join(os.path.dirname(out), "models.json"), "w") as f:
+        json.dump(models, f, indent=1)
+        f.write("\n")
 
 
 if __name__ == "__main__":

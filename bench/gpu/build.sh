@@ -4,12 +4,15 @@
 #
 #   bench/gpu/build.sh [OUT_DIR] [--quick]
 #
-# One executable per case of fused scaled dot-product attention on
+# The example models (examples/*.mlir with make_weights.py's weights and
+# inputs; run.py checks their numerics first), then one executable per case
+# of fused scaled dot-product attention on
 # [batch*heads = 16, S, d]: float32 and float16, S = 1024 ... 16384,
 # d = 64 and 128, causal on and off, compiled with
 # `tfm-compile --target=nvptx --gpu-arch=sm_90`. --quick builds only
 # S = 1024 and 2048. OUT_DIR (default bench/gpu/out) also gets
-# manifest.json, which bench/gpu/run.py reads on the GPU machine.
+# manifest.json and models.json, which bench/gpu/run.py reads on the GPU
+# machine, and lib/ with the OpenMP runtime the executables link against.
 #
 # For testing the scripts without a GPU: TFM_BENCH_SIZES="64 128" and
 # TFM_BENCH_HEADS=2 shrink the cases, TFM_GPU_EMULATE=1 builds executables

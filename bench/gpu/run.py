@@ -7,7 +7,13 @@
 BIN_DIR (default bench/gpu/out) holds what bench/gpu/build.sh made: one
 executable per case of fused attention on [batch*heads, S, d] and
 manifest.json. Needs python3 with NumPy; PyTorch with CUDA, where present,
-is the peer. For each case, smallest S first, it
+is the peer.
+
+First, where BIN_DIR/models.json lists them, it runs the example models
+built for the GPU (encoder and decoder blocks, a Transformer encoder, a
+ViT) on their sample inputs and checks each output against the model's
+float64 NumPy reference with test/lib/modelcheck.py (tolerance 1e-4).
+Then, for each attention case, smallest S first, it
 
   checks      the output against the float64 NumPy reference of
               softmax(Q K^T / sqrt(d)) V (causal: keys after the query
@@ -44,8 +50,9 @@ try:
 except ImportError:  # pragma: no cover - reported to the user
     sys.exit("error: bench/gpu/run.py needs NumPy (python3-numpy)")
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "python"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 from tfm_tools import compare, runner  # noqa: E402
 from tfm_tools import reference as ref  # noqa: E402
 
@@ -116,7 +123,7 @@ def time_torch(torch, q, k, v, causal, runs):
 
 def run_tfm(exe, inputs, out, runs):
     """Returns (median end-to-end ms, kernel ms per call or None)."""
-    env = dict(os.environ, TFM_GPU_PROFILE="1")
+    env = runtime_env(os.path.dirname(exe), TFM_GPU_PROFILE="1")
     stdout, stderr = runner.run_model(exe, inputs, [out],
                                       ["--bench", str(runs)], env=env,
                                       timeout=600)
@@ -126,6 +133,52 @@ def run_tfm(exe, inputs, out, runs):
     # The executable calls the model once for its output, then N times.
     kernel_ms = float(kernels.group(2)) / (runs + 1) if kernels else None
     return float(median.group(1)), kernel_ms
+
+
+def runtime_env(bin_dir, **extra):
+    """The executables' environment: BIN_DIR/lib (the OpenMP runtime
+    build.py bundled) first on LD_LIBRARY_PATH."""
+    env = dict(os.environ, **extra)
+    lib = os.path.join(os.path.abspath(bin_dir), "lib")
+    if os.path.isdir(lib):
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(
+            [lib] + [p for p in [env.get("LD_LIBRARY_PATH")] if p])
+    return env
+
+
+def check_models(bin_dir, work):
+    """Runs and checks the models of BIN_DIR/models.json; returns the
+    markdown lines of their table and the number of failures."""
+    path = os.path.join(bin_dir, "models.json")
+    if not os.path.exists(path):
+        return [], 0
+    with open(path) as f:
+        models = json.load(f)
+    lines = ["| model | max rel. error (tolerance 1e-4) | |", "|---|---|---|"]
+    failures = 0
+    for entry in models:
+        out = os.path.join(work, entry["model"] + ".out.npy")
+        inputs = [os.path.join(bin_dir, p) for p in entry["inputs"]]
+        try:
+            runner.run_model(os.path.join(bin_dir, entry["exe"]), inputs,
+                             [out], env=runtime_env(bin_dir), timeout=300)
+            check = subprocess.run(
+                [sys.executable, os.path.join(ROOT, "test", "lib",
+                                              "modelcheck.py"),
+                 entry["model"], os.path.join(bin_dir, entry["weights"]),
+                 out] + inputs, capture_output=True, text=True)
+            verdict = (check.stdout + check.stderr).strip()
+            ok = check.returncode == 0
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            verdict, ok = "failed: %s" % error, False
+        failures += not ok
+        print("%-20s %s%s" % (entry["model"], verdict,
+                              "" if ok else "  FAIL"), flush=True)
+        error = re.search(r"error ([0-9.e+-]+)", verdict)
+        lines.append("| %s | %s | %s |" % (
+            entry["model"], error.group(1) if error else "-",
+            "ok" if ok else "FAIL"))
+    return lines, failures
 
 
 def fmt(value, spec):
@@ -157,10 +210,11 @@ def main(argv):
     print("tfm end-to-end includes host<->device copies; 'kernels' is the "
           "GPU time of tfm's kernels alone")
 
-    started = time.time()
-    rows, skipped, failures = [], [], 0
-    rng = np.random.default_rng(0)
     work = tempfile.mkdtemp(prefix="tfm-gpu-bench-")
+    model_lines, failures = check_models(args.bin_dir, work)
+    started = time.time()
+    rows, skipped = [], []
+    rng = np.random.default_rng(0)
     for case in cases:
         if time.time() - started > args.budget:
             skipped.append(case["name"])
@@ -223,6 +277,8 @@ def main(argv):
                          fmt(row.get("error"), ".2e"),
                          "" if row.get("ok", True) else " (FAIL)"))
     table = "\n".join(lines)
+    if model_lines:
+        table = "\n".join(model_lines) + "\n\n" + table
     print()
     print(table)
     if skipped:
