@@ -18,6 +18,7 @@
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Target/Native/Backend.h"
+#include "tfm/Target/Native/WeightsObject.h"
 #include "tfm/Target/Native/EntryPoint.h"
 #include "tfm/Target/Native/Passes.h"
 
@@ -583,6 +584,11 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   llvm::LLVMContext llvmContext;
   bool linked = emitKind == EmitKind::Exe || emitKind == EmitKind::Lib;
   progress.start(linked ? "LLVM IR" : "LLVM IR and its optimization");
+  // A binary's weights skip LLVM: they go from their attributes into an
+  // object of their own (WeightsObject.h).
+  SmallVector<tfm::ExternalWeight> externalWeights;
+  if (linked)
+    externalWeights = tfm::externalizeWeights(*module, machine->getTargetTriple());
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);
   if (!llvmModule)
@@ -626,6 +632,15 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     if (failed(tfm::compileToObjects(*llvmModule, cpu, optLevel, jobs,
                                      objects, error)))
       return fail(error);
+    if (!externalWeights.empty()) {
+      SmallString<128> path;
+      if (std::error_code ec =
+              llvm::sys::fs::createTemporaryFile("tfm-weights", "o", path))
+        return fail("cannot create a temporary file: " + ec.message());
+      objects.push_back(path.str().str());
+      if (failed(tfm::writeWeightsObject(externalWeights, path, error)))
+        return fail(error);
+    }
     progress.start("linking with the runtime");
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
                                           : tfm::LinkKind::SharedLibrary;

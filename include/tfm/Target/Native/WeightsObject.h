@@ -1,0 +1,57 @@
+//===- WeightsObject.h - Weights written straight to an object --*- C++ -*-===//
+//
+// A model's weights are most of its binary (ViT-B/16: 330 of 335 MB) and,
+// through LLVM, most of its compile: each one becomes an LLVM constant
+// (copied and hashed), then bytes in the assembler's fragments (copied
+// again), then the object. Their bytes are already laid out in the
+// attributes of the lowered module, exactly as the binary holds them, so
+// tfm takes them out of the module before its translation and writes them
+// into a relocatable object of their own, one write per weight; the module
+// keeps hidden declarations, which the linker resolves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_TARGET_NATIVE_WEIGHTSOBJECT_H
+#define TFM_TARGET_NATIVE_WEIGHTSOBJECT_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <string>
+
+namespace mlir {
+namespace tfm {
+
+/// One weight taken out of a module: the symbol its code refers to, the
+/// alignment of its first byte and its bytes (those of `value`, not a
+/// splat).
+struct ExternalWeight {
+  std::string name;
+  uint64_t alignment;
+  DenseElementsAttr value;
+};
+
+/// Takes the weights out of `module`, a module in the LLVM dialect:
+/// each constant `llvm.mlir.global` of at least 4 KiB whose initializer is
+/// a dense, non-splat attribute of byte-sized integers or floats laid out
+/// as the global's type (nested arrays of that element type) becomes a
+/// hidden, dso-local external declaration, and is returned. Nothing is taken for a
+/// target other than little-endian x86-64 ELF, the object format
+/// writeWeightsObject writes, or on a big-endian host (the attributes hold
+/// the host's bytes).
+SmallVector<ExternalWeight> externalizeWeights(ModuleOp module,
+                                               const llvm::Triple &triple);
+
+/// Writes `weights` as an ELF relocatable object for x86-64 at `path`: one
+/// read-only section, `tfm_weights` (which the linker keeps as a section of
+/// the binary: `readelf -S` shows the weights' size), holding each weight
+/// at its alignment, and a hidden global object symbol for each.
+LogicalResult writeWeightsObject(ArrayRef<ExternalWeight> weights,
+                                 StringRef path, std::string &error);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_TARGET_NATIVE_WEIGHTSOBJECT_H

@@ -1,0 +1,222 @@
+//===- WeightsObject.cpp - Weights written straight to an object ----------===//
+//
+// See WeightsObject.h. The object is the smallest relocatable ELF that a
+// linker takes: a header, the weights' section, a symbol table with its
+// string table, the section names and an empty .note.GNU-stack (the
+// weights need no executable stack). No relocations: weights are bytes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Target/Native/WeightsObject.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SwapByteOrder.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+namespace ELF = llvm::ELF;
+
+/// The weights of a model are its large constant globals: below this size
+/// a global stays with the code that reads it (as in Backend.cpp's
+/// storeWeightsAsBytes, which takes what this leaves).
+static constexpr uint64_t kWeightBytes = 4096;
+
+/// Weights start at a cache line at least: the kernels' vector loads of
+/// them are then never split across lines.
+static constexpr uint64_t kMinAlignment = 64;
+
+/// The number of elements of `type` if it is `element` in nested arrays.
+static std::optional<int64_t> countElements(Type type, Type element) {
+  int64_t count = 1;
+  while (auto array = dyn_cast<LLVM::LLVMArrayType>(type)) {
+    count *= array.getNumElements();
+    type = array.getElementType();
+  }
+  if (type != element)
+    return std::nullopt;
+  return count;
+}
+
+/// The bytes of one element of `value`, if its elements are byte-sized
+/// integers or floats (not i1, which dense attributes pack as bits).
+static std::optional<uint64_t> elementBytes(DenseElementsAttr value) {
+  Type element = value.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  return element.getIntOrFloatBitWidth() / 8;
+}
+
+SmallVector<ExternalWeight>
+mlir::tfm::externalizeWeights(ModuleOp module, const llvm::Triple &triple) {
+  SmallVector<ExternalWeight> weights;
+  if (!llvm::sys::IsLittleEndianHost || !triple.isOSBinFormatELF() ||
+      triple.getArch() != llvm::Triple::x86_64)
+    return weights;
+  for (auto global : module.getOps<LLVM::GlobalOp>()) {
+    auto value = dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr());
+    // A splat's attribute holds one element; the rare large one (most
+    // become fills before this) stays with LLVM.
+    if (!global.getConstant() || !value || value.isSplat() ||
+        global.getThreadLocal_() ||
+        global.getSection() || global.getAddrSpace() != 0)
+      continue;
+    std::optional<uint64_t> bytes = elementBytes(value);
+    std::optional<int64_t> count =
+        countElements(global.getGlobalType(), value.getElementType());
+    if (!bytes || count != value.getNumElements() ||
+        *bytes * value.getNumElements() < kWeightBytes)
+      continue;
+    uint64_t alignment =
+        std::max<uint64_t>(global.getAlignment().value_or(1), kMinAlignment);
+    weights.push_back({global.getSymName().str(), alignment, value});
+    global.removeValueAttr();
+    global.setLinkage(LLVM::Linkage::External);
+    global.setVisibility_(LLVM::Visibility::Hidden);
+    global.setDsoLocal(true);
+    global.setAlignment(alignment);
+    global.removeUnnamedAddrAttr();
+  }
+  return weights;
+}
+
+/// The size of `weight`'s bytes.
+static uint64_t sizeOf(const ExternalWeight &weight) {
+  return weight.value.getRawData().size();
+}
+
+/// A string table: names appended, each ending with a NUL.
+class StringTable {
+public:
+  StringTable() : text(1, '\0') {}
+  uint32_t add(StringRef name) {
+    uint32_t offset = text.size();
+    text += name;
+    text += '\0';
+    return offset;
+  }
+  const std::string &str() const { return text; }
+
+private:
+  std::string text;
+};
+
+template <typename T>
+static void writeStruct(const T &value, llvm::raw_ostream &os) {
+  os.write(reinterpret_cast<const char *>(&value), sizeof(T));
+}
+
+static void pad(llvm::raw_ostream &os, uint64_t &offset, uint64_t alignment) {
+  uint64_t aligned = llvm::alignTo(offset, alignment);
+  os.write_zeros(aligned - offset);
+  offset = aligned;
+}
+
+LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
+                                            StringRef path,
+                                            std::string &error) {
+  enum Section : uint16_t { Null, Data, SymTab, StrTab, ShStrTab, Note, Count };
+  StringTable names, sectionNames;
+  SmallVector<ELF::Elf64_Shdr> sections(Count, ELF::Elf64_Shdr{});
+  sections[Data].sh_name = sectionNames.add("tfm_weights");
+  sections[SymTab].sh_name = sectionNames.add(".symtab");
+  sections[StrTab].sh_name = sectionNames.add(".strtab");
+  sections[ShStrTab].sh_name = sectionNames.add(".shstrtab");
+  sections[Note].sh_name = sectionNames.add(".note.GNU-stack");
+
+  // The weights' places in their section, and their symbols: the null
+  // symbol first, then one global per weight (no locals).
+  SmallVector<ELF::Elf64_Sym> symbols(1, ELF::Elf64_Sym{});
+  uint64_t dataSize = 0, dataAlignment = 1;
+  for (const ExternalWeight &weight : weights) {
+    dataSize = llvm::alignTo(dataSize, weight.alignment);
+    dataAlignment = std::max(dataAlignment, weight.alignment);
+    ELF::Elf64_Sym &symbol = symbols.emplace_back(ELF::Elf64_Sym{});
+    symbol.st_name = names.add(weight.name);
+    symbol.setBindingAndType(ELF::STB_GLOBAL, ELF::STT_OBJECT);
+    symbol.st_other = ELF::STV_HIDDEN;
+    symbol.st_shndx = Data;
+    symbol.st_value = dataSize;
+    symbol.st_size = sizeOf(weight);
+    dataSize += symbol.st_size;
+  }
+
+  // The file: header, data, symbols, strings, section names, headers.
+  uint64_t offset = sizeof(ELF::Elf64_Ehdr);
+  auto place = [&](Section index, uint64_t size, uint64_t alignment) {
+    offset = llvm::alignTo(offset, alignment);
+    sections[index].sh_offset = offset;
+    sections[index].sh_size = size;
+    sections[index].sh_addralign = alignment;
+    offset += size;
+  };
+  place(Data, dataSize, dataAlignment);
+  sections[Data].sh_type = ELF::SHT_PROGBITS;
+  sections[Data].sh_flags = ELF::SHF_ALLOC;
+  place(SymTab, symbols.size() * sizeof(ELF::Elf64_Sym), 8);
+  sections[SymTab].sh_type = ELF::SHT_SYMTAB;
+  sections[SymTab].sh_link = StrTab;
+  sections[SymTab].sh_info = 1; // the first global symbol
+  sections[SymTab].sh_entsize = sizeof(ELF::Elf64_Sym);
+  place(StrTab, names.str().size(), 1);
+  sections[StrTab].sh_type = ELF::SHT_STRTAB;
+  place(ShStrTab, sectionNames.str().size(), 1);
+  sections[ShStrTab].sh_type = ELF::SHT_STRTAB;
+  place(Note, 0, 1);
+  sections[Note].sh_type = ELF::SHT_PROGBITS;
+  uint64_t sectionHeaders = llvm::alignTo(offset, 8);
+
+  ELF::Elf64_Ehdr header{};
+  memcpy(header.e_ident, ELF::ElfMagic, strlen(ELF::ElfMagic));
+  header.e_ident[ELF::EI_CLASS] = ELF::ELFCLASS64;
+  header.e_ident[ELF::EI_DATA] = ELF::ELFDATA2LSB;
+  header.e_ident[ELF::EI_VERSION] = ELF::EV_CURRENT;
+  header.e_ident[ELF::EI_OSABI] = ELF::ELFOSABI_NONE;
+  header.e_type = ELF::ET_REL;
+  header.e_machine = ELF::EM_X86_64;
+  header.e_version = ELF::EV_CURRENT;
+  header.e_shoff = sectionHeaders;
+  header.e_ehsize = sizeof(ELF::Elf64_Ehdr);
+  header.e_shentsize = sizeof(ELF::Elf64_Shdr);
+  header.e_shnum = Count;
+  header.e_shstrndx = ShStrTab;
+
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  offset = 0;
+  writeStruct(header, os);
+  offset += sizeof(header);
+  pad(os, offset, dataAlignment);
+  uint64_t start = offset;
+  for (const ExternalWeight &weight : weights) {
+    pad(os, offset, weight.alignment);
+    ArrayRef<char> bytes = weight.value.getRawData();
+    os.write(bytes.data(), bytes.size());
+    offset += sizeOf(weight);
+  }
+  assert(offset - start == dataSize && "weights written where placed");
+  (void)start;
+  pad(os, offset, 8);
+  for (const ELF::Elf64_Sym &symbol : symbols)
+    writeStruct(symbol, os);
+  os << names.str() << sectionNames.str();
+  offset += symbols.size() * sizeof(ELF::Elf64_Sym) + names.str().size() +
+            sectionNames.str().size();
+  pad(os, offset, 8);
+  assert(offset == sectionHeaders && "section headers where placed");
+  for (const ELF::Elf64_Shdr &section : sections)
+    writeStruct(section, os);
+  os.close();
+  if (os.has_error()) {
+    error = "cannot write '" + path.str() + "': " + os.error().message();
+    os.clear_error();
+    return failure();
+  }
+  return success();
+}
