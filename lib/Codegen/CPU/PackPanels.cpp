@@ -24,6 +24,7 @@
 #include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Codegen/CPU/Strategy.h"
 
+#include "tfm/Dialect/Tfm/IR/ConstantLayout.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -129,19 +130,32 @@ std::optional<DenseElementsAttr> packConstant(DenseElementsAttr source,
   int64_t k = shape[transposed ? 1 : 0], n = shape[transposed ? 0 : 1];
   int64_t panels = packedType.getDimSize(0);
   std::vector<char> packed(panels * k * nr * bytes, 0);
-  SmallVector<char> splat;
   ArrayRef<char> raw = source.getRawData();
-  auto at = [&](int64_t row, int64_t column) -> const char * {
-    if (source.isSplat())
-      return raw.data();
-    int64_t index = transposed ? column * k + row : row * n + column;
-    return raw.data() + index * bytes;
-  };
-  for (int64_t p = 0; p < panels; ++p)
-    for (int64_t r = 0; r < k; ++r)
-      for (int64_t c = 0; c < nr && p * nr + c < n; ++c)
-        std::memcpy(&packed[((p * k + r) * nr + c) * bytes],
-                    at(r, p * nr + c), bytes);
+  for (int64_t p = 0; p < panels; ++p) {
+    int64_t width = std::min(nr, n - p * nr);
+    char *panel = &packed[p * k * nr * bytes];
+    // A whole panel of a transposed source, [nr, K] there, is its
+    // transpose.
+    if (transposed && width == nr && !source.isSplat()) {
+      transposeBytes(raw.data() + p * nr * k * bytes, panel, nr, k, bytes);
+      continue;
+    }
+    for (int64_t r = 0; r < k; ++r) {
+      char *row = panel + r * nr * bytes;
+      // The panel's row of a [K, N] source is one run of it.
+      if (!transposed && !source.isSplat()) {
+        std::memcpy(row, raw.data() + (r * n + p * nr) * bytes,
+                    width * bytes);
+        continue;
+      }
+      for (int64_t c = 0; c < width; ++c) {
+        int64_t index = source.isSplat() ? 0
+                        : transposed     ? (p * nr + c) * k + r
+                                         : r * n + p * nr + c;
+        std::memcpy(row + c * bytes, raw.data() + index * bytes, bytes);
+      }
+    }
+  }
   return DenseElementsAttr::getFromRawBuffer(packedType, packed);
 }
 

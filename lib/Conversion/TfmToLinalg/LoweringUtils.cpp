@@ -1,6 +1,7 @@
 //===- LoweringUtils.cpp - Helpers shared by the tfm lowerings ------------===//
 
 #include "LoweringUtils.h"
+#include "tfm/Dialect/Tfm/IR/ConstantLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -67,24 +68,6 @@ Value tfm::createDimAsFloat(OpBuilder &b, Location loc, Value v, int64_t dim,
   return arith::UIToFPOp::create(b, loc, type, integer);
 }
 
-/// Transposes the elements of a constant [N, K] matrix into [K, N].
-static DenseElementsAttr transposeConstant(DenseElementsAttr value) {
-  auto type = cast<RankedTensorType>(value.getType());
-  auto transposed = RankedTensorType::get(
-      {type.getDimSize(1), type.getDimSize(0)}, type.getElementType());
-  if (value.isSplat())
-    return value.reshape(transposed);
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  size_t bytes = type.getElementTypeBitWidth() / 8;
-  ArrayRef<char> in = value.getRawData();
-  std::vector<char> out(in.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(&out[(c * rows + r) * bytes], &in[(r * cols + c) * bytes],
-                  bytes);
-  return DenseElementsAttr::getFromRawBuffer(transposed, out);
-}
-
 /// Returns `weight` [N, K] as [K, N], so that the matmul reads rows of it:
 /// folded at compile time when the weight is a constant (the usual case,
 /// once weights are bound), a linalg.transpose otherwise.
@@ -93,7 +76,7 @@ static Value transposeWeight(OpBuilder &b, Location loc, Value weight) {
   DenseElementsAttr value;
   if (type.hasStaticShape() && type.getElementTypeBitWidth() % 8 == 0 &&
       matchPattern(weight, m_Constant(&value)))
-    return arith::ConstantOp::create(b, loc, transposeConstant(value));
+    return arith::ConstantOp::create(b, loc, transposeConstantMatrix(value));
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, weight);
   std::swap(sizes[0], sizes[1]);
   Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());

@@ -9,6 +9,7 @@
 
 #include "Importer.h"
 
+#include "tfm/Dialect/Tfm/IR/ConstantLayout.h"
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,21 +28,9 @@ using namespace mlir::tfm::onnx_import;
 static Value transposeMatrix(Importer &importer, Value value,
                              DenseElementsAttr constant) {
   auto type = cast<RankedTensorType>(value.getType());
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  auto resultType = type.clone({cols, rows});
-  if (constant && constant.isSplat())
-    return importer.constant(constant.resizeSplat(resultType));
-  if (constant && type.getElementType().getIntOrFloatBitWidth() % 8 == 0) {
-    ArrayRef<char> raw = constant.getRawData();
-    size_t bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-    std::vector<char> transposed(raw.size());
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j)
-        std::memcpy(&transposed[(j * rows + i) * bytes],
-                    &raw[(i * cols + j) * bytes], bytes);
-    return importer.constant(
-        DenseElementsAttr::getFromRawBuffer(resultType, transposed));
-  }
+  if (constant)
+    if (DenseElementsAttr transposed = transposeConstantMatrix(constant))
+      return importer.constant(transposed);
   // A computed matrix may have dynamic sizes: its transpose's are its own,
   // swapped.
   SymbolicShape shape = importer.shapeOf(value);
