@@ -644,12 +644,21 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     progress.start("linking with the runtime");
     auto kind = emitKind == EmitKind::Exe ? tfm::LinkKind::Executable
                                           : tfm::LinkKind::SharedLibrary;
-    // Linked into a temporary file, then copied: a failed write (a full
-    // disk, a device) is tfm-compile's error to report, not the linker's
-    // crash, and leaves no half-written binary at `output`.
+    // Linked into a temporary file, then renamed or copied: a failed write
+    // (a full disk, a device) is tfm-compile's error to report, not the
+    // linker's crash, and leaves no half-written binary at `output`.
     SmallString<128> linked;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("tfm", "bin", linked))
+    // Next to `output` where it can be, so that it becomes `output` by a
+    // rename rather than a copy (tfm::replaceOutputFile).
+    llvm::sys::fs::file_status outputStatus;
+    std::error_code ec;
+    if (output != "-" &&
+        (llvm::sys::fs::status(output, outputStatus) ||
+         llvm::sys::fs::is_regular_file(outputStatus)))
+      ec = llvm::sys::fs::createUniqueFile(output + ".link-%%%%%%", linked);
+    if (linked.empty() || ec)
+      ec = llvm::sys::fs::createTemporaryFile("tfm", "bin", linked);
+    if (ec)
       return fail("cannot create a temporary file: " + ec.message());
     llvm::FileRemover removeLinked(linked);
     // A library exports its prefix's symbols only; one of a model with
@@ -676,20 +685,9 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
                                                          : nullptr)))
       return fail(error);
     progress.start("");
-    // Copied into a new file that replaces `output`, never into `output`
-    // itself: a process that has loaded the library keeps its mapping.
-    auto binary = llvm::MemoryBuffer::getFile(linked, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
-    if (!binary)
-      return fail("cannot read the linked binary '" + linked.str().str() +
-                  "': " + binary.getError().message());
-    if (failed(tfm::writeOutputFile(
-            output, /*executable=*/true,
-            [&](llvm::raw_pwrite_stream &os, std::string &) {
-              os << (*binary)->getBuffer();
-              return success();
-            },
-            error)))
+    // A new file replaces `output`, never written into it: a process that
+    // has loaded the library keeps its mapping.
+    if (failed(tfm::replaceOutputFile(output, linked, error)))
       return fail(error);
     if (signature) {
       SmallString<128> header(output);

@@ -195,6 +195,40 @@ LogicalResult writeOutputFile(
   return success();
 }
 
+LogicalResult replaceOutputFile(StringRef path, StringRef from,
+                                std::string &error) {
+  namespace fs = llvm::sys::fs;
+  if (path != "-") {
+    SmallString<256> target(path);
+    if (fs::is_symlink_file(path)) {
+      SmallString<256> real;
+      if (!fs::real_path(path, real))
+        target = real;
+    }
+    fs::file_status status;
+    bool regular = fs::status(target, status) || fs::is_regular_file(status);
+    if (regular &&
+        !fs::setPermissions(from, fs::all_read | fs::all_exe |
+                                      fs::owner_write) &&
+        !fs::rename(from, target))
+      return success();
+  }
+  auto contents = llvm::MemoryBuffer::getFile(from, /*IsText=*/false,
+                                              /*RequiresNullTerminator=*/false);
+  if (!contents) {
+    error = "cannot read '" + from.str() +
+            "': " + contents.getError().message();
+    return failure();
+  }
+  return writeOutputFile(
+      path, /*executable=*/true,
+      [&](llvm::raw_pwrite_stream &os, std::string &) {
+        os << (*contents)->getBuffer();
+        return success();
+      },
+      error);
+}
+
 /// Appends the bytes of `constant` as the target lays them out in memory to
 /// `bytes`: arrays (nested or not) of integers or floats whose elements
 /// have no padding. False for anything else.

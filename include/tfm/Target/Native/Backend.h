@@ -52,6 +52,16 @@ mlir::LogicalResult writeOutputFile(
         write,
     std::string &error);
 
+/// Makes the finished file `from` (a linked binary, say) the output `path`
+/// as writeOutputFile would write it, rwxr-xr-x: renamed over a regular
+/// file or a new path on the same file system (no copy of a binary of
+/// hundreds of megabytes), copied with writeOutputFile otherwise (another
+/// file system, "-", a device). `from` is gone or left to its owner to
+/// remove.
+mlir::LogicalResult replaceOutputFile(llvm::StringRef path,
+                                      llvm::StringRef from,
+                                      std::string &error);
+
 /// Writes `module` as an object file to `path` (with writeOutputFile).
 mlir::LogicalResult emitObjectFile(llvm::Module &module,
                                    llvm::TargetMachine &machine,
