@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/Passes.h"
@@ -86,43 +87,50 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
   pm.addNestedPass<func::FuncOp>(createTfmCpuReassociateReductions());
   // Transfers of n-D vectors are unrolled into 1-D ones, without the
   // temporary buffers and loops of the default lowering.
-  pm.addPass(createConvertVectorToSCFPass(
+  // From here on, the conversions that look at one function at a time run
+  // nested on the functions, which MLIR spreads over the cores; those that
+  // add declarations to the module (libm's functions, malloc, abort) or
+  // change function signatures run on the module.
+  OpPassManager &loops = pm.nest<func::FuncOp>();
+  loops.addPass(createConvertVectorToSCFPass(
       VectorTransferToSCFOptions().enableFullUnroll()));
-  pm.addPass(createLowerAffinePass());
+  loops.addPass(createLowerAffinePass());
   // Each scf.parallel becomes an OpenMP parallel loop; the thread count is
   // libomp's (OMP_NUM_THREADS, which the executables' --threads sets). The
   // canonicalizer then inlines the allocation scopes that hold no alloca.
   pm.addPass(createConvertSCFToOpenMPPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createSCFToControlFlowPass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
   // The model's own checks (the ONNX importer's bounds of symbolic sizes)
   // print their message.
   pm.addPass(createTfmLowerAsserts());
   pm.addPass(createTfmApproximateMath());
   pm.addPass(createTfmExpandShapeToReinterpretCast());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
+  OpPassManager &vectors = pm.nest<func::FuncOp>();
+  vectors.addPass(memref::createExpandStridedMetadataPass());
+  vectors.addPass(createLowerAffinePass());
   // Register-tile contractions become one broadcast FMA per row and
   // register.
   ConvertVectorToLLVMPassOptions vectorToLLVM;
   vectorToLLVM.vectorContractLowering =
       vector::VectorContractLowering::OuterProduct;
-  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
-  pm.addPass(createConvertMathToLLVMPass());
+  vectors.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
+  vectors.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   // Allocations call the runtime's checked allocation functions
   // (runtime/Alloc.cpp), which report a failure instead of returning null.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  OpPassManager &scalars = pm.nest<func::FuncOp>();
+  scalars.addPass(createArithToLLVMConversionPass());
+  scalars.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<LLVM::LLVMFuncOp>(createCanonicalizerPass());
 }
 
 void tfm::buildCpuPipeline(OpPassManager &pm,
