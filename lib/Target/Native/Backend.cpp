@@ -128,6 +128,18 @@ static LogicalResult checkStream(llvm::raw_fd_ostream &os, StringRef path,
   return success();
 }
 
+/// The file that writing the output `path` replaces: a symbolic link stays
+/// one, and the file it names is replaced.
+static SmallString<256> resolveOutput(StringRef path) {
+  SmallString<256> target(path);
+  if (llvm::sys::fs::is_symlink_file(path)) {
+    SmallString<256> real;
+    if (!llvm::sys::fs::real_path(path, real))
+      target = real;
+  }
+  return target;
+}
+
 LogicalResult writeOutputFile(
     StringRef path, bool executable,
     function_ref<LogicalResult(llvm::raw_pwrite_stream &, std::string &)>
@@ -139,13 +151,7 @@ LogicalResult writeOutputFile(
       return failure();
     return checkStream(llvm::outs(), path, error);
   }
-  // A symbolic link stays one: the file it names is replaced.
-  SmallString<256> target(path);
-  if (fs::is_symlink_file(path)) {
-    SmallString<256> real;
-    if (!fs::real_path(path, real))
-      target = real;
-  }
+  SmallString<256> target = resolveOutput(path);
   fs::file_status status;
   if (!fs::status(target, status) && !fs::is_regular_file(status)) {
     // A device or a pipe: there is nothing to rename over.
@@ -199,12 +205,7 @@ LogicalResult replaceOutputFile(StringRef path, StringRef from,
                                 std::string &error) {
   namespace fs = llvm::sys::fs;
   if (path != "-") {
-    SmallString<256> target(path);
-    if (fs::is_symlink_file(path)) {
-      SmallString<256> real;
-      if (!fs::real_path(path, real))
-        target = real;
-    }
+    SmallString<256> target = resolveOutput(path);
     fs::file_status status;
     bool regular = fs::status(target, status) || fs::is_regular_file(status);
     if (regular &&
