@@ -18,9 +18,9 @@
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
 #include "tfm/Target/Native/Backend.h"
-#include "tfm/Target/Native/WeightsObject.h"
 #include "tfm/Target/Native/EntryPoint.h"
 #include "tfm/Target/Native/Passes.h"
+#include "tfm/Target/Native/WeightsObject.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
@@ -590,7 +590,8 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
   // object of their own (WeightsObject.h).
   SmallVector<tfm::ExternalWeight> externalWeights;
   if (linked)
-    externalWeights = tfm::externalizeWeights(*module, machine->getTargetTriple());
+    externalWeights =
+        tfm::externalizeWeights(*module, machine->getTargetTriple());
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(*module, llvmContext, inputFile);
   if (!llvmModule)
@@ -750,7 +751,8 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(argc, argv,
                               "tfm-compile: compile a tfm graph to native code\n");
   uint64_t modelBytes = 0;
-  for (const std::string &path : {inputFile.getValue(), weightsFile.getValue()}) {
+  for (const std::string &path :
+       {inputFile.getValue(), weightsFile.getValue()}) {
     uint64_t size = 0;
     if (!path.empty() && path != "-" && !llvm::sys::fs::file_size(path, size))
       modelBytes += size;

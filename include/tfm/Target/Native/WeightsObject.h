@@ -37,10 +37,10 @@ struct ExternalWeight {
 /// each constant `llvm.mlir.global` of at least 4 KiB whose initializer is
 /// a dense, non-splat attribute of byte-sized integers or floats laid out
 /// as the global's type (nested arrays of that element type) becomes a
-/// hidden, dso-local external declaration, and is returned. Nothing is taken for a
-/// target other than little-endian x86-64 ELF, the object format
-/// writeWeightsObject writes, or on a big-endian host (the attributes hold
-/// the host's bytes).
+/// hidden, dso-local external declaration, and is returned. Nothing is
+/// taken for a target other than little-endian x86-64 ELF, the object
+/// format writeWeightsObject writes, or on a big-endian host (the
+/// attributes hold the host's bytes).
 SmallVector<ExternalWeight> externalizeWeights(ModuleOp module,
                                                const llvm::Triple &triple);
 
