@@ -651,17 +651,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     // (a full disk, a device) is tfm-compile's error to report, not the
     // linker's crash, and leaves no half-written binary at `output`.
     SmallString<128> linked;
-    // Next to `output` where it can be, so that it becomes `output` by a
-    // rename rather than a copy (tfm::replaceOutputFile).
-    llvm::sys::fs::file_status outputStatus;
-    std::error_code ec;
-    if (output != "-" &&
-        (llvm::sys::fs::status(output, outputStatus) ||
-         llvm::sys::fs::is_regular_file(outputStatus)))
-      ec = llvm::sys::fs::createUniqueFile(output + ".link-%%%%%%", linked);
-    if (linked.empty() || ec)
-      ec = llvm::sys::fs::createTemporaryFile("tfm", "bin", linked);
-    if (ec)
+    if (std::error_code ec = tfm::createOutputTemporary(output, linked))
       return fail("cannot create a temporary file: " + ec.message());
     llvm::FileRemover removeLinked(linked);
     // A library exports its prefix's symbols only; one of a model with

@@ -1,6 +1,7 @@
 //===- Backend.cpp - Object code and linking ------------------------------===//
 
 #include "tfm/Target/Native/Backend.h"
+#include "tfm/Target/Native/WeightsObject.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "llvm/Bitcode/BitcodeReader.h"
@@ -201,6 +202,20 @@ LogicalResult writeOutputFile(
   return success();
 }
 
+std::error_code createOutputTemporary(StringRef path,
+                                      SmallVectorImpl<char> &temporary) {
+  namespace fs = llvm::sys::fs;
+  temporary.clear();
+  fs::file_status status;
+  std::error_code ec;
+  if (path != "-" &&
+      (fs::status(path, status) || fs::is_regular_file(status)))
+    ec = fs::createUniqueFile(path + ".link-%%%%%%", temporary);
+  if (temporary.empty() || ec)
+    ec = fs::createTemporaryFile("tfm", "bin", temporary);
+  return ec;
+}
+
 LogicalResult replaceOutputFile(StringRef path, StringRef from,
                                 std::string &error) {
   namespace fs = llvm::sys::fs;
@@ -255,10 +270,6 @@ static bool appendBytes(const llvm::Constant *constant,
   }
   return false;
 }
-
-/// The weights of a model are its large constant globals: below this size
-/// a global stays with the code that reads it.
-static constexpr uint64_t kWeightBytes = 4096;
 
 /// Gives the weights of `module` (its large constant globals) arrays of
 /// bytes as initializers, defined in `into`: `module` itself, or a module

@@ -19,11 +19,6 @@ using namespace mlir;
 using namespace mlir::tfm;
 namespace ELF = llvm::ELF;
 
-/// The weights of a model are its large constant globals: below this size
-/// a global stays with the code that reads it (as in Backend.cpp's
-/// storeWeightsAsBytes, which takes what this leaves).
-static constexpr uint64_t kWeightBytes = 4096;
-
 /// Weights start at a cache line at least: the kernels' vector loads of
 /// them are then never split across lines.
 static constexpr uint64_t kMinAlignment = 64;

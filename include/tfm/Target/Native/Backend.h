@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 
 namespace llvm {
 class Module;
@@ -51,6 +52,12 @@ mlir::LogicalResult writeOutputFile(
                                            std::string &error)>
         write,
     std::string &error);
+
+/// Creates an empty file for a result that replaceOutputFile will make the
+/// output `path`: beside `path` where it can be (a regular file or a new
+/// path), so that a rename does it, in the temporary directory otherwise.
+std::error_code createOutputTemporary(llvm::StringRef path,
+                                      llvm::SmallVectorImpl<char> &temporary);
 
 /// Makes the finished file `from` (a linked binary, say) the output `path`
 /// as writeOutputFile would write it, rwxr-xr-x: renamed over a regular

@@ -24,6 +24,11 @@
 namespace mlir {
 namespace tfm {
 
+/// The weights of a model are its large constant globals: below this size
+/// a global stays with the code that reads it (here and in the LLVM path
+/// of Backend.cpp's object files).
+constexpr uint64_t kWeightBytes = 4096;
+
 /// One weight taken out of a module: the symbol its code refers to, the
 /// alignment of its first byte and its bytes (those of `value`, not a
 /// splat).
