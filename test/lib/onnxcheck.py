@@ -187,6 +187,29 @@ class MixedOps(nn.Module):
         return torch.flatten(w, 1).unsqueeze(0).squeeze(0)
 
 
+class ShiftMerge(nn.Module):
+    """Swin's data movement at sizes that make its copies kernels of their
+    own: a roll of the image by half a window each way (Slice and Concat),
+    its patch merging (a Concat of four strided slices), a roll back along
+    an odd width, and a transpose; large enough (400 KiB an image) for the
+    copies to run in parallel."""
+
+    def forward(self, x):
+        x = torch.roll(x, shifts=(-3, -3), dims=(1, 2))
+        merged = torch.cat([x[:, 0::2, 0::2], x[:, 1::2, 0::2],
+                            x[:, 0::2, 1::2], x[:, 1::2, 1::2]], dim=-1)
+        odd = torch.roll(merged[:, :, 1:], shifts=5, dims=2)
+        return odd.transpose(1, 2) * 2.0
+
+
+class Roll(nn.Module):
+    """Swin's roll by half a window each way, and a transpose: of dynamic
+    size, its copies take the runtime's path."""
+
+    def forward(self, x):
+        return torch.roll(x, shifts=(-3, 5), dims=(1, 2)).transpose(1, 2) * 2.0
+
+
 def vit():
     from torchvision.models.vision_transformer import VisionTransformer
     model = VisionTransformer(image_size=32, patch_size=8, num_layers=2,
@@ -234,6 +257,8 @@ def padding_mask(b, s):
 # b and sequence s, each input's dynamic axes). Outputs are "y" (and "z").
 BATCH_SEQ = {0: "batch", 1: "seq"}
 DYNAMIC = {
+    "roll": (Roll, lambda b, s: (randn(b, s, s + 3, 32),),
+             [{0: "batch", 1: "height", 2: "width"}]),
     "encoder": (lambda: nn.TransformerEncoderLayer(
         D_MODEL, HEADS, FFN, batch_first=True),
         lambda b, s: (randn(b, s, D_MODEL),), [BATCH_SEQ]),
@@ -278,6 +303,7 @@ MODELS = {
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
     "swin": (swin, lambda: (randn(BATCH, 3, 40, 40),)),
     "swin_t": (swin_t, lambda: (randn(1, 3, 224, 224),)),
+    "shift-merge": (ShiftMerge, lambda: (randn(2, 56, 56, 32),)),
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
 }
@@ -362,7 +388,7 @@ def main_dynamic(args):
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("model", choices=sorted(MODELS))
+    parser.add_argument("model", choices=sorted(set(MODELS) | set(DYNAMIC)))
     parser.add_argument("--compiler", default="tfm-compile")
     parser.add_argument("--work", required=True)
     parser.add_argument("--opset", type=int, default=17)
@@ -378,6 +404,9 @@ def main():
             parser.error(f"no dynamic export of {args.model}; one of "
                          f"{', '.join(sorted(DYNAMIC))}")
         return main_dynamic(args)
+    if args.model not in MODELS:
+        parser.error(f"{args.model} is exported with dynamic axes only: "
+                     "give --sizes")
 
     path, inputs, expected = export(args.model, args.work, args.opset)
     if args.export_only:

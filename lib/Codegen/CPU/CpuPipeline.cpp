@@ -68,6 +68,9 @@ static void buildBufferizationStage(OpPassManager &pm) {
   // Parallel tiles (attention's query tiles, matmul panels) become
   // scf.parallel loops, which the LLVM stage hands to OpenMP.
   pm.addPass(createForallToParallelLoopPass());
+  // Copies between strided buffers (concatenations, slices) as loops of
+  // contiguous runs, large ones parallel: kernels like the others.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuLowerCopies());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -249,6 +249,36 @@ def TfmCpuLowerTransposes : Pass<"tfm-cpu-lower-transposes"> {
   let dependentDialects = ["::mlir::vector::VectorDialect"];
 }
 
+def TfmCpuLowerCopies
+    : Pass<"tfm-cpu-lower-copies", "::mlir::func::FuncOp"> {
+  let summary = "Buffer copies as loops of contiguous copies, in parallel "
+                "when large";
+  let description = [{
+    Bufferization leaves a `memref.copy` wherever a tensor is written into
+    part of another: a concatenation (Swin's shifted windows roll the image
+    with two slices and a concat; its patch merging concatenates four
+    strided slices), a slice copied out. The LLVM conversion turns a copy
+    between contiguous buffers into one `memcpy`, and any other into a call
+    to the runtime's generic copy, which moves one element at a time.
+
+    This pass rewrites each copy of static shape and strides whose operands
+    are not both contiguous, and each contiguous one of at least
+    `kParallelBytes`, as a loop nest over its outer dimensions around a
+    copy of the contiguous run that both operands share innermost (one
+    `memcpy` each), or around one element's load and store where they share
+    none. The loops are an `scf.parallel` (one kernel, which OpenMP shares
+    out) when the copy moves `kParallelBytes` or more and is not inside a
+    parallel loop already, else `scf.for`s. A contiguous copy's loop is
+    over its outermost dimension of more than one element.
+
+    Copies of dynamic shape or strides are left to the runtime, whose copy
+    moves the contiguous runs it finds at run time.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TfmCpuHoistInvariantSubsets : Pass<"tfm-cpu-hoist-invariant-subsets"> {
   let summary = "Hoist the subsets of loop-carried tensors that every "
                 "iteration reads and writes at the same place";
