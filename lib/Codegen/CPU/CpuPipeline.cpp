@@ -68,6 +68,9 @@ static void buildBufferizationStage(OpPassManager &pm) {
   // Parallel tiles (attention's query tiles, matmul panels) become
   // scf.parallel loops, which the LLVM stage hands to OpenMP.
   pm.addPass(createForallToParallelLoopPass());
+  // A fused activation's product leaves a buffer of its sums that nothing
+  // reads.
+  pm.addNestedPass<func::FuncOp>(createTfmDropWriteOnlyBuffers());
   // Copies between strided buffers (concatenations, slices) as loops of
   // contiguous runs, large ones parallel: kernels like the others.
   pm.addNestedPass<func::FuncOp>(createTfmCpuLowerCopies());

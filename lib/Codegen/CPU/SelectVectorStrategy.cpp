@@ -177,6 +177,26 @@ static int64_t getPanelsPerParallelTile(int64_t panels) {
   return 0;
 }
 
+/// Row blocks that a matmul's parallel tiles are also cut into when its
+/// column tiles alone would not share out evenly between threads.
+static constexpr int64_t kRowBlocks = 4;
+
+/// Whether `tiles` parallel tiles share out evenly between 2 or 4 threads
+/// (OpenMP gives each thread a block of whole tiles).
+static bool sharesOutEvenly(int64_t tiles) {
+  return tiles >= 4 && tiles % 2 == 0;
+}
+
+/// The rows of one of kRowBlocks parallel row blocks of a matmul of `rows`
+/// rows: a quarter of them if that is whole (the blocks then need no tile of
+/// their own for the rows left over, which the tiling would split off as a
+/// separate loop), else whole multiples of `unit`.
+static int64_t getRowBlock(int64_t rows, int64_t unit) {
+  if (rows % kRowBlocks == 0)
+    return rows / kRowBlocks;
+  return llvm::alignTo(llvm::divideCeil(rows, kRowBlocks), unit);
+}
+
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
@@ -184,7 +204,11 @@ static int64_t getPanelsPerParallelTile(int64_t panels) {
 ///            (packed panels) each, as getPanelsPerParallelTile chooses
 ///            (or, if Nr does not divide the columns, panels of four tiles
 ///            and a last one of the columns left over), else (or if `op`
-///            is `nested` in a parallel loop already) none;
+///            is `nested` in a parallel loop already) none. If those
+///            column tiles are too few or too odd to share out evenly
+///            between threads (Swin's first stage: 96 and 288 columns, 3
+///            and 9 panels) and the rows are many, the rows are cut into
+///            kRowBlocks blocks too (getRowBlock);
 ///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
 ///            level is left out otherwise): reduction blocks of kKc steps,
 ///            and row blocks whose part of the left operand fills about
@@ -260,6 +284,19 @@ getContractionConfig(linalg::LinalgOp op,
     int64_t mc = kMcBytes / (kKc * elementBytes) / rows * rows;
     if (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc)
       cache[m] = mc;
+  }
+  // Rows in parallel too where the column tiles alone leave threads idle.
+  bool sharesColumns = !nested && batches < 2;
+  if (sharesColumns && !ShapedType::isDynamic(ranges[m])) {
+    unsigned columns = panel.value_or(n);
+    int64_t columnTiles =
+        parallel[columns] == 0 || ShapedType::isDynamic(ranges[columns])
+            ? 1
+            : llvm::divideCeil(ranges[columns], parallel[columns]);
+    int64_t rowUnit = cache[m] ? cache[m] : rows;
+    if (!sharesOutEvenly(columnTiles) &&
+        ranges[m] >= 2 * kRowBlocks * rowUnit)
+      parallel[m] = getRowBlock(ranges[m], rowUnit);
   }
   // In a column panel, a row block's accumulators (kMc rows by the panel)
   // stay in L2 while the reduction blocks go by; without panels they would

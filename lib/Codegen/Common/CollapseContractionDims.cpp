@@ -9,9 +9,13 @@
 #include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace tfm {
@@ -82,6 +86,43 @@ struct TfmCollapseContractionDimsPass
       if (succeeded(result))
         rewriter.replaceOp(op, result->results);
     }
+    if (ops.empty())
+      return;
+    // The elementwise ops that read a collapsed contraction's result (its
+    // activation, a residual add) or compute its accumulator (a broadcast
+    // bias) are collapsed the same way, so that the product's register
+    // tiles can take them in; with them go the reshapes of their operands.
+    RewritePatternSet patterns(&getContext());
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *fused) {
+          auto isElementwise = [](Operation *op) {
+            auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+            return generic && isa<func::FuncOp>(generic->getParentOp()) &&
+                   generic.getNumLoops() == generic.getNumParallelLoops();
+          };
+          auto isContraction = [](Operation *op) {
+            auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+            return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+          };
+          // A reader of the product's expanded result.
+          if (auto expand = fused->get().getDefiningOp<tensor::ExpandShapeOp>())
+            return isElementwise(fused->getOwner()) &&
+                   isContraction(expand.getSrc().getDefiningOp());
+          // The producer of the product's collapsed accumulator.
+          if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(
+                  fused->getOwner()))
+            return isElementwise(fused->get().getDefiningOp()) &&
+                   llvm::all_of(collapse->getUses(), [&](OpOperand &use) {
+                     auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
+                     return isContraction(product) &&
+                            product.isDpsInit(&use);
+                   });
+          return false;
+        });
+    tensor::populateFoldTensorEmptyPatterns(patterns);
+    linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
   }
 };
 

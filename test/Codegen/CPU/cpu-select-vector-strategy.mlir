@@ -307,6 +307,37 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 
 // -----
 
+// Swin's first FC2: 3 panels of 32 columns would be 3 parallel tiles, which
+// leave one of 2 threads idle a third of the time; its 3136 rows are many,
+// so they are cut into 4 blocks of 784 too: 12 parallel tiles. Applied,
+// one parallel loop over row blocks and panels, with no block split off.
+
+// CHECK-LABEL: func.func @few_panels
+//       CHECK:   tile_sizes = {{\[}}[784, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+// AVX2-LABEL: func.func @few_panels
+//       AVX2:   tile_sizes = {{\[}}[784, 1, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+// TILED-LABEL: func.func @few_panels
+//       TILED: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (3136, 3) step (784, 1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<3136x3x32xf32>)
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c780 step %c12
+func.func @few_panels(%a: tensor<3136x384xf32>, %b: tensor<3x384x32xf32>,
+                      %c: tensor<3136x3x32xf32>) -> tensor<3136x3x32xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(m, nb, nr, k) -> (m, k)>,
+                       affine_map<(m, nb, nr, k) -> (nb, k, nr)>,
+                       affine_map<(m, nb, nr, k) -> (m, nb, nr)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<3136x384xf32>, tensor<3x384x32xf32>)
+      outs(%c : tensor<3136x3x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<3136x3x32xf32>
+  return %0 : tensor<3136x3x32xf32>
+}
+
+// -----
+
 // A LayerNorm's ops, row by row: the mean's and the variance's reductions
 // (and the fills of their accumulators) are read only by the normalization,
 // one row at a time, so they are marked to be fused into its parallel

@@ -99,3 +99,54 @@ func.func @rows_swapped(%x: tensor<16x8x64xf32>, %w: tensor<64x96xf32>,
   } -> tensor<8x16x96xf32>
   return %0 : tensor<8x16x96xf32>
 }
+
+// -----
+
+// Swin's FC1 on its [56, 56, 96] image of tokens: the product's rows become
+// one dimension, and so do the op that computes its accumulator (a
+// broadcast bias) and its activation (here a ReLU), which then compute and
+// read the product's own [3136, 384] tensors: the micro-kernel's register
+// tiles can take them in. Only the final result is expanded back.
+
+// CHECK-LABEL: func.func @epilogues
+//  CHECK-SAME:     %[[X:[^:]*]]: tensor<56x56x96xf32>
+//       CHECK:   %[[BIAS:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%{{.*}} : tensor<384xf32>) outs(%{{.*}} : tensor<3136x384xf32>)
+//       CHECK:   %[[ROWS:.*]] = tensor.collapse_shape %[[X]] {{\[}}[0, 1], [2]] : tensor<56x56x96xf32> into tensor<3136x96xf32>
+//       CHECK:   %[[P:.*]] = linalg.generic {{.*}} ins(%[[ROWS]], %{{.*}} : tensor<3136x96xf32>, tensor<96x384xf32>) outs(%[[BIAS]] : tensor<3136x384xf32>)
+//       CHECK:   %[[A:.*]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]} ins(%[[P]] : tensor<3136x384xf32>)
+//       CHECK:   %[[Y:.*]] = tensor.expand_shape %[[A]] {{\[}}[0, 1], [2]] {{.*}} : tensor<3136x384xf32> into tensor<56x56x384xf32>
+//       CHECK:   return %[[Y]]
+func.func @epilogues(%x: tensor<56x56x96xf32>, %w: tensor<96x384xf32>,
+                     %b: tensor<384xf32>) -> tensor<56x56x384xf32> {
+  %empty = tensor.empty() : tensor<56x56x384xf32>
+  %acc = linalg.generic {
+      indexing_maps = [affine_map<(i, j, n) -> (n)>,
+                       affine_map<(i, j, n) -> (i, j, n)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<384xf32>) outs(%empty : tensor<56x56x384xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<56x56x384xf32>
+  %p = linalg.generic {
+      indexing_maps = [affine_map<(i, j, n, k) -> (i, j, k)>,
+                       affine_map<(i, j, n, k) -> (k, n)>,
+                       affine_map<(i, j, n, k) -> (i, j, n)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<56x56x96xf32>, tensor<96x384xf32>) outs(%acc : tensor<56x56x384xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %m = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<56x56x384xf32>
+  %zero = arith.constant 0.0 : f32
+  %y = linalg.generic {
+      indexing_maps = [affine_map<(i, j, n) -> (i, j, n)>,
+                       affine_map<(i, j, n) -> (i, j, n)>],
+      iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<56x56x384xf32>) outs(%empty : tensor<56x56x384xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<56x56x384xf32>
+  return %y : tensor<56x56x384xf32>
+}

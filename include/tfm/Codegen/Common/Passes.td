@@ -371,6 +371,25 @@ def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
   ];
 }
 
+def TfmDropWriteOnlyBuffers
+    : Pass<"tfm-drop-write-only-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Erase the buffers that nothing reads, and the writes into "
+                "them";
+  let description = [{
+    A product whose activation its register tiles compute (a fused GELU)
+    still yields its own result from the loops that compute both, though
+    nothing reads it; bufferized, each tile stores its sums into a buffer
+    of their own (400 KiB a column panel of Swin-T's first FC1, written
+    and freed by every thread) next to the activation it stores for the
+    next op. This pass erases a `memref.alloc` (or `memref.alloca`) whose
+    uses, through views (`memref.subview`, `memref.collapse_shape`,
+    `memref.expand_shape`, `memref.cast`), are only writes into it
+    (`vector.transfer_write`, `memref.store`, the target of a
+    `memref.copy`) and its `memref.dealloc`, with all of those uses.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TfmProfileKernels : Pass<"tfm-profile-kernels", "::mlir::ModuleOp"> {
   let summary = "Time every kernel of a bufferized function (tfm-compile "
                 "--profile)";
