@@ -390,7 +390,7 @@ static Value createSoftmax(OpBuilder &b, Location loc, Value scores,
   Value max = createRowReduction(
       b, loc, scores, accType, -std::numeric_limits<double>::infinity(),
       [](OpBuilder &nb, Location nloc, Value x, Value acc) -> Value {
-        return arith::MaximumFOp::create(nb, nloc, x, acc);
+        return buildSoftmaxMax(nb, nloc, x, acc);
       });
   Value init = createEmptyLike(b, loc, type.clone(accType), scores);
   AffineMap identity = AffineMap::getMultiDimIdentityMap(rank, ctx);

@@ -22,7 +22,7 @@
 //       CHECK:     %[[VALID:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ADDED]]
 //       CHECK:     %[[ABOVE:.*]] = arith.cmpi sgt, %[[COL]], %[[ROW]] : index
 //       CHECK:     arith.select %[[ABOVE]], %{{.*}}, %[[VALID]]
-//       CHECK:   arith.maximumf
+//       CHECK:   arith.maxnumf
 //       CHECK:   math.exp
 //       CHECK:   math.exp
 //       CHECK:   arith.addf

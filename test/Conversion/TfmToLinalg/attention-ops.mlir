@@ -92,7 +92,7 @@ func.func @batch_matmul_two_dynamic_batch_dims(%lhs: tensor<?x?x7x5xf32>, %rhs: 
 //   CHECK-NOT:   -1.000000e+06
 //       CHECK:   arith.constant 0xFF800000 : f32
 //       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 //       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 //       CHECK:     arith.subf
 //       CHECK:     math.exp
@@ -123,7 +123,7 @@ func.func @softmax(%x: tensor<2x7xf32>) -> tensor<2x7xf32> {
 //       CHECK:     %[[SEL:.*]] = arith.select %[[OUT]], %[[FILL]], %[[S]] : f32
 //       CHECK:     linalg.yield %[[SEL]]
 //       CHECK:   linalg.generic {{.*}} ins(%[[MASKED]] : tensor<2x3x7xf32>)
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 func.func @masked_softmax_per_batch(%x: tensor<2x3x7xf32>, %lens: tensor<2xi32>) -> tensor<2x3x7xf32> {
   %0 = tfm.masked_softmax %x valid_lens(%lens) : (tensor<2x3x7xf32>, tensor<2xi32>) -> tensor<2x3x7xf32>
   return %0 : tensor<2x3x7xf32>
@@ -194,7 +194,7 @@ func.func @masked_softmax_f16(%x: tensor<2x3x7xf16>, %lens: tensor<2x3xi32>) -> 
 //       CHECK:     arith.mulf %{{.*}}, %[[TANH]]
 //       CHECK:   linalg.generic {{.*}} ins(%[[SCORES]], %{{.*}} : tensor<2x3x7xf32>, tensor<2xi32>)
 //       CHECK:     arith.constant -1.000000e+06 : f32
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 //       CHECK:     math.exp
 //       CHECK:     arith.addf
 //       CHECK:   %[[W:.*]] = linalg.generic
@@ -242,7 +242,7 @@ func.func @additive_attention_dynamic(%q: tensor<?x?x5xf32>, %k: tensor<?x?x4xf3
 //       CHECK:     %[[X2:.*]] = arith.mulf %[[X]], %[[X]]
 //       CHECK:     arith.constant -5.000000e-01 : f32
 //       CHECK:     arith.mulf %[[X2]]
-//       CHECK:     arith.maximumf
+//       CHECK:     arith.maxnumf
 //       CHECK:     math.exp
 //       CHECK:     arith.divf
 //       CHECK:   %[[OUT:.*]] = linalg.generic {indexing_maps = [#[[$ID_MAP]], #[[$KEYS_MAP]], #[[$QUERIES_MAP]]], iterator_types = ["parallel", "reduction"]} ins(%{{.*}}, %[[V]] : tensor<7x9xf32>, tensor<9xf32>) outs(%{{.*}} : tensor<7xf32>)

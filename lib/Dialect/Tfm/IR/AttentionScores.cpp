@@ -39,3 +39,8 @@ Value mlir::tfm::buildMaskedScore(OpBuilder &b, Location loc, Value score,
   }
   return x;
 }
+
+Value mlir::tfm::buildSoftmaxMax(OpBuilder &b, Location loc, Value x,
+                                 Value y) {
+  return arith::MaxNumFOp::create(b, loc, x, y);
+}

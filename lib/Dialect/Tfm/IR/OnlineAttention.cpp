@@ -503,7 +503,7 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
         sb.filled({rows}, -std::numeric_limits<double>::infinity()),
         {scoreMap, rowMap}, sb.iterators(2, true),
         [](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-          return arith::MaximumFOp::create(nb, nloc, args[0], args[1]);
+          return buildSoftmaxMax(nb, nloc, args[0], args[1]);
         });
     AffineMap rows1 = sb.map(1, {0});
     auto update = linalg::GenericOp::create(
@@ -511,7 +511,7 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
         ValueRange{rowMax}, ValueRange{sb.empty({rows}), max},
         ArrayRef<AffineMap>{rows1, rows1, rows1}, sb.iterators(1, false),
         [](OpBuilder &nb, Location nloc, ValueRange args) {
-          Value newMax = arith::MaximumFOp::create(nb, nloc, args[2], args[0]);
+          Value newMax = buildSoftmaxMax(nb, nloc, args[2], args[0]);
           Value d = arith::SubFOp::create(nb, nloc, args[2], newMax);
           Value correction = math::ExpOp::create(nb, nloc, d);
           linalg::YieldOp::create(nb, nloc, ValueRange{correction, newMax});

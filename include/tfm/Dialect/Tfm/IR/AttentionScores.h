@@ -50,6 +50,18 @@ struct ScoreMasking {
 Value buildMaskedScore(OpBuilder &b, Location loc, Value score,
                        const ScoreMasking &masking);
 
+/// Combines two scores (float scalars) into their maximum, for the shift m
+/// of a softmax, exp(s - m) / sum(exp(s - m)): `arith.maxnumf`. The shift
+/// only keeps the exponentials finite, so the two ways in which maxnumf
+/// differs from maximumf do not change a softmax: a NaN score is passed
+/// over by the maximum but still reaches every weight of its row through
+/// its exponential and the row's sum, and the sign of a zero maximum
+/// changes no difference. What it buys is code: a row's maximum over a
+/// vector's lanes is a tree of vector maxima (tfm-cpu-reassociate-reductions)
+/// instead of LLVM's lane-by-lane handling of NaNs and signed zeros, which
+/// took a fifth of a CPU attention's time, and a GPU's max.f32 is maxnum.
+Value buildSoftmaxMax(OpBuilder &b, Location loc, Value x, Value y);
+
 } // namespace mlir::tfm
 
 #endif // TFM_DIALECT_TFM_IR_ATTENTIONSCORES_H
