@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/CPU/Strategy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -78,12 +79,6 @@ struct CopyShape {
     return dim;
   }
 };
-
-/// Whether `op` runs inside a loop whose iterations run on other threads.
-bool isInParallelLoop(Operation *op) {
-  return op->getParentOfType<scf::ParallelOp>() ||
-         op->getParentOfType<scf::ForallOp>();
-}
 
 /// Rewrites `copy` as loops over the dimensions `loops` (outside `runStart`)
 /// around a copy of one contiguous run (`runStart` < rank) or one element.

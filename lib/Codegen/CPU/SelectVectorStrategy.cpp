@@ -400,10 +400,7 @@ static LoweringConfigAttr getVectorConfig(linalg::LinalgOp op,
                                  {});
 }
 
-/// Whether `op` already runs inside a parallel loop (an attention's query
-/// tile): its tiles then run on the thread that runs the loop's iteration,
-/// and further parallel tiles would only nest OpenMP regions.
-static bool isInParallelLoop(Operation *op) {
+bool tfm::isInParallelLoop(Operation *op) {
   return op->getParentOfType<scf::ForallOp>() ||
          op->getParentOfType<scf::ParallelOp>();
 }

@@ -47,6 +47,12 @@ getRowMajorMatmulDims(linalg::LinalgOp op);
 bool hasCacheBlocks(linalg::LinalgOp op,
                     const linalg::ContractionDimensions &dims);
 
+/// Whether `op` runs inside a loop whose iterations the threads share out
+/// (an `scf.forall` or an `scf.parallel`: an attention's query tile, a
+/// kernel): work in it runs on the thread of its iteration, and parallel
+/// loops of its own would only nest OpenMP regions.
+bool isInParallelLoop(Operation *op);
+
 } // namespace tfm
 } // namespace mlir
 
