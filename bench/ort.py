@@ -191,7 +191,9 @@ def swin_case():
             return model, (x,), 2.0 * sum(macs), "Swin (40², 2 stages)"
         from torchvision.models import swin_t
         torch.manual_seed(0)
-        model = swin_t().eval()
+        # torchvision zero-initializes Swin's biases: redrawn, like every
+        # other model's, so that no bias is a constant zero.
+        model = common.redraw_dead_weights(torch, swin_t().eval(), 1)
         # torchvision's 4.49 G multiply-adds at 224x224.
         return model, (randn(torch, 1, 3, 224, 224),), 2 * 4.49e9, "Swin-T"
     return build
