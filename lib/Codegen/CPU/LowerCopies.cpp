@@ -12,7 +12,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
@@ -123,14 +122,10 @@ void lowerCopy(memref::CopyOp copy, const CopyShape &shape,
     memref::CopyOp::create(nested, loc, src, dst);
   };
 
-  if (parallel) {
+  if (parallel)
     scf::ParallelOp::create(b, loc, lower, upper, steps, buildBody);
-  } else {
-    scf::buildLoopNest(b, loc, lower, upper, steps,
-                       [&](OpBuilder &nested, Location loc, ValueRange ivs) {
-                         buildBody(nested, loc, ivs);
-                       });
-  }
+  else
+    scf::buildLoopNest(b, loc, lower, upper, steps, buildBody);
   copy.erase();
 }
 
