@@ -137,6 +137,13 @@ LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
     symbol.st_size = sizeOf(weight);
     dataSize += symbol.st_size;
   }
+  // An undefined symbol, which the linker resolves from the runtime's
+  // archive: the file that moves the weights into anonymous memory when the
+  // binary is loaded (runtime/Weights.cpp) comes with them.
+  ELF::Elf64_Sym &loader = symbols.emplace_back(ELF::Elf64_Sym{});
+  loader.st_name = names.add(kWeightsLoaderSymbol);
+  loader.setBindingAndType(ELF::STB_GLOBAL, ELF::STT_NOTYPE);
+  loader.st_shndx = ELF::SHN_UNDEF;
 
   // The file: header, data, symbols, strings, section names, headers.
   uint64_t offset = sizeof(ELF::Elf64_Ehdr);

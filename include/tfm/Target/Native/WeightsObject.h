@@ -29,6 +29,12 @@ namespace tfm {
 /// of Backend.cpp's object files).
 constexpr uint64_t kWeightBytes = 4096;
 
+/// The runtime's symbol that the weights' object refers to, so that a
+/// binary with weights links runtime/Weights.cpp, which moves them from the
+/// binary's file into anonymous memory when it is loaded.
+constexpr const char *kWeightsLoaderSymbol =
+    "tfm_runtime_weights_in_anonymous_memory";
+
 /// One weight taken out of a module: the symbol its code refers to, the
 /// alignment of its first byte and its bytes (those of `value`, not a
 /// splat).
@@ -52,7 +58,8 @@ SmallVector<ExternalWeight> externalizeWeights(ModuleOp module,
 /// Writes `weights` as an ELF relocatable object for x86-64 at `path`: one
 /// read-only section, `tfm_weights` (which the linker keeps as a section of
 /// the binary: `readelf -S` shows the weights' size), holding each weight
-/// at its alignment, and a hidden global object symbol for each.
+/// at its alignment, and a hidden global object symbol for each; and an
+/// undefined reference to kWeightsLoaderSymbol.
 LogicalResult writeWeightsObject(ArrayRef<ExternalWeight> weights,
                                  StringRef path, std::string &error);
 

@@ -1,0 +1,105 @@
+//===- Weights.cpp - A binary's weights moved into anonymous memory -------===//
+//
+// tfm-compile writes a model's weights into a section of their own,
+// `tfm_weights` (lib/Target/Native/WeightsObject.cpp), whose object asks
+// for this file's symbol, so that the binaries with weights, and only
+// those, carry the constructor below.
+//
+// Left where the loader maps them, the weights are pages of the binary's
+// file: page-cache pages, which the kernel's reclaim ages like any file's
+// (it clears their accessed bits and flushes the TLBs of the threads that
+// read them). On the machines tfm is measured on, a model whose weights
+// outgrow the caches (ViT-B/16: 330 MB) ran its products up to three times
+// slower in bursts at two threads, from 103 to 300 ms a run, and steadily
+// from the same binary copied to /dev/shm. So, before main() or when a
+// library is loaded, the whole pages of the section move into anonymous
+// memory at the same addresses (the code refers to the weights by address):
+// a copy, then mremap over the file's pages. Anonymous memory is what ONNX
+// Runtime's weights live in too; the pages stay private to the process,
+// which the binary's size in RSS already was.
+//
+// The copy drops the file's pages as it goes, so that the process never
+// holds both (peak RSS is one copy of the weights). Where anything fails,
+// the weights stay where they are: the move is an optimization.
+// TFM_MAP_WEIGHTS=1 in the environment skips it, for processes that should
+// share the page cache's copy of one model.
+//
+//===----------------------------------------------------------------------===//
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
+
+// The bounds of the section, defined by the linker (it names a section
+// after a C identifier that way) in the binary that links this file.
+extern "C" __attribute__((visibility("hidden"))) const char
+    __start_tfm_weights[];
+extern "C" __attribute__((visibility("hidden"))) const char
+    __stop_tfm_weights[];
+
+/// Referenced by the weights' object: pulls this file out of the runtime's
+/// archive into the binaries that have weights.
+extern "C" const char tfm_runtime_weights_in_anonymous_memory = 1;
+
+namespace {
+
+/// The bytes copied between two releases of the file's pages.
+constexpr uintptr_t kChunk = uintptr_t(8) << 20;
+
+/// The kernel's huge pages (transparent huge pages, x86-64's 2 MiB).
+constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+
+void moveWeightsToAnonymousMemory() {
+  if (const char *keep = std::getenv("TFM_MAP_WEIGHTS"); keep && *keep == '1')
+    return;
+  long pageSize = sysconf(_SC_PAGESIZE);
+  if (pageSize <= 0)
+    return;
+  uintptr_t page = uintptr_t(pageSize);
+  uintptr_t begin = (uintptr_t(__start_tfm_weights) + page - 1) & ~(page - 1);
+  uintptr_t end = uintptr_t(__stop_tfm_weights) & ~(page - 1);
+  if (end <= begin)
+    return;
+  uintptr_t size = end - begin;
+  // The new pages at the section's offset within a huge page, so that the
+  // huge pages the kernel may give them (transparent huge pages, asked for
+  // below) survive the move: both sides' 2 MiB-aligned ranges coincide.
+  uintptr_t slack = size >= kHugePage ? kHugePage : 0;
+  void *mapped = mmap(nullptr, size + slack, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED)
+    return;
+  uintptr_t base = uintptr_t(mapped), start = base;
+  if (slack) {
+    start = base + ((begin - base) & (kHugePage - 1));
+    if (start > base)
+      munmap(mapped, start - base);
+    if (base + slack > start)
+      munmap(reinterpret_cast<void *>(start + size), base + slack - start);
+#ifdef MADV_HUGEPAGE
+    (void)madvise(reinterpret_cast<void *>(start), size, MADV_HUGEPAGE);
+#endif
+  }
+  void *fresh = reinterpret_cast<void *>(start);
+  char *to = static_cast<char *>(fresh);
+  char *from = reinterpret_cast<char *>(begin);
+  for (uintptr_t offset = 0; offset < size; offset += kChunk) {
+    uintptr_t bytes = size - offset < kChunk ? size - offset : kChunk;
+    std::memcpy(to + offset, from + offset, bytes);
+    // Releases the file's pages just read: read again, they would come
+    // back from the file, unchanged.
+    (void)madvise(from + offset, bytes, MADV_DONTNEED);
+  }
+  if (mprotect(fresh, size, PROT_READ) != 0 ||
+      mremap(fresh, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
+             reinterpret_cast<void *>(begin)) == MAP_FAILED)
+    munmap(fresh, size);
+}
+
+} // namespace
+
+__attribute__((constructor)) static void placeWeights() {
+  moveWeightsToAnonymousMemory();
+}
