@@ -18,8 +18,9 @@
 // Runtime's weights live in too; the pages stay private to the process,
 // which the binary's size in RSS already was.
 //
-// The copy drops the file's pages as it goes, so that the process never
-// holds both (peak RSS is one copy of the weights). Where anything fails,
+// The copy reads the file (pread: the kernel copies from the page cache),
+// so that the process never maps the file's pages and holds one copy of
+// the weights (peak RSS); through the mapping where that fails. Where anything fails,
 // the weights stay where they are: the move is an optimization.
 // TFM_MAP_WEIGHTS=1 in the environment skips it, for processes that should
 // share the page cache's copy of one model.
@@ -29,6 +30,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,6 +53,52 @@ constexpr uintptr_t kChunk = uintptr_t(8) << 20;
 
 /// The kernel's huge pages (transparent huge pages, x86-64's 2 MiB).
 constexpr uintptr_t kHugePage = uintptr_t(2) << 20;
+
+/// Where the byte at `address` of a loaded object comes from: its file and
+/// the offset in it.
+struct FileOffset {
+  uintptr_t address;
+  const char *path = nullptr;
+  off_t offset = 0;
+};
+
+int findFileOffset(dl_phdr_info *info, size_t, void *data) {
+  auto *where = static_cast<FileOffset *>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &segment = info->dlpi_phdr[i];
+    uintptr_t low = info->dlpi_addr + segment.p_vaddr;
+    if (segment.p_type != PT_LOAD || where->address < low ||
+        where->address >= low + segment.p_filesz)
+      continue;
+    // The executable's name is empty.
+    where->path = info->dlpi_name && *info->dlpi_name ? info->dlpi_name
+                                                      : "/proc/self/exe";
+    where->offset = off_t(segment.p_offset + (where->address - low));
+    return 1;
+  }
+  return 0;
+}
+
+/// Reads `size` bytes of the binary's file at `from`'s place into `to`:
+/// the kernel copies them from the page cache, and the file's pages are
+/// never mapped into this process. False if anything fails.
+bool readFromFile(char *to, uintptr_t from, uintptr_t size) {
+  FileOffset where{from};
+  if (!dl_iterate_phdr(findFileOffset, &where) || !where.path)
+    return false;
+  int fd = open(where.path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  uintptr_t done = 0;
+  while (done < size) {
+    ssize_t got = pread(fd, to + done, size - done, where.offset + off_t(done));
+    if (got <= 0)
+      break;
+    done += uintptr_t(got);
+  }
+  close(fd);
+  return done == size;
+}
 
 void moveWeightsToAnonymousMemory() {
   if (const char *keep = std::getenv("TFM_MAP_WEIGHTS"); keep && *keep == '1')
@@ -84,13 +133,15 @@ void moveWeightsToAnonymousMemory() {
   }
   void *fresh = reinterpret_cast<void *>(start);
   char *to = static_cast<char *>(fresh);
-  char *from = reinterpret_cast<char *>(begin);
-  for (uintptr_t offset = 0; offset < size; offset += kChunk) {
-    uintptr_t bytes = size - offset < kChunk ? size - offset : kChunk;
-    std::memcpy(to + offset, from + offset, bytes);
-    // Releases the file's pages just read: read again, they would come
-    // back from the file, unchanged.
-    (void)madvise(from + offset, bytes, MADV_DONTNEED);
+  if (!readFromFile(to, begin, size)) {
+    // Through the file's mapping instead, releasing its pages as they are
+    // copied: read again, they would come back from the file, unchanged.
+    char *from = reinterpret_cast<char *>(begin);
+    for (uintptr_t offset = 0; offset < size; offset += kChunk) {
+      uintptr_t bytes = size - offset < kChunk ? size - offset : kChunk;
+      std::memcpy(to + offset, from + offset, bytes);
+      (void)madvise(from + offset, bytes, MADV_DONTNEED);
+    }
   }
   if (mprotect(fresh, size, PROT_READ) != 0 ||
       mremap(fresh, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
