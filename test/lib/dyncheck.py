@@ -2,6 +2,7 @@
 one executable at several sizes against NumPy.
 
     dyncheck.py CASE --compiler PATH/tfm-compile --work DIR --sizes BxS ...
+                [--flag=--cpu=avx2 ...]
 
 CASE is one of the graphs below (`dyncheck.py --list`), written in tfm IR
 with `?` batch and sequence dimensions. For each BxS the driver makes random
@@ -162,6 +163,8 @@ def main():
     parser.add_argument("--work")
     parser.add_argument("--sizes", nargs="+", default=[])
     parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--flag", action="append", default=[],
+                        help="a tfm-compile flag (repeatable)")
     parser.add_argument("--list", action="store_true")
     args = parser.parse_args()
     if args.list or not args.case:
@@ -176,7 +179,7 @@ def main():
     exe = os.path.join(args.work, args.case)
     failed = False
     with runner.exit_on_failure():
-        runner.compile_graph(args.compiler, source, exe)
+        runner.compile_graph(args.compiler, source, exe, args.flag)
         for i, text in enumerate(args.sizes):
             b, s = (int(v) for v in text.split("x"))
             rng = np.random.default_rng(1000 + i)

@@ -22,8 +22,10 @@
 //   into parallel tiles, one iteration of each loop outside the vector.
 // - An op inside a parallel loop already (the ops of an attention's query
 //   tile) gets no parallel tiles of its own.
-// - A matmul of a dynamic number of rows is versioned: for fewer than
-//   kFewRows rows (a decoding step), register tiles of one row.
+// - A matmul of a dynamic number of rows is split by rows into parts of
+//   one register tile height each: the rows that Mr-row tiles cover, then a
+//   tile of 8 rows, of 4, and single rows (a decoding step's), each part
+//   skipped when empty, so that no register tile has a dynamic remainder.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +34,12 @@
 
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
@@ -229,15 +234,14 @@ static int64_t getRowBlock(int64_t rows, int64_t unit) {
 ///            row tile uses it;
 ///   level 3  the reduction, one step at a time.
 ///
-/// With `singleRows`, the register tiles are one row high: the version of a
-/// matmul with a dynamic number of rows that runs when they are few (a
-/// decoding step's one token per sequence), where a tile of Mr rows would
-/// mostly compute masked-off rows.
+/// With `registerRows`, the register tiles are that many rows high rather
+/// than the target's Mr: the parts of a matmul with a dynamic number of
+/// rows that cover the rows Mr leaves over (splitRowsByTileHeight).
 static LoweringConfigAttr
 getContractionConfig(linalg::LinalgOp op,
                      const linalg::ContractionDimensions &dims,
                      CpuTargetAttr target, bool nested,
-                     bool singleRows = false) {
+                     int64_t registerRows = 0) {
   MLIRContext *ctx = op.getContext();
   unsigned numLoops = op.getNumLoops();
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -247,7 +251,7 @@ getContractionConfig(linalg::LinalgOp op,
   std::optional<unsigned> panel;
   if (dims.n.size() == 2)
     panel = dims.n.front();
-  int64_t rows = singleRows ? 1 : getRegisterTileRows(target);
+  int64_t rows = registerRows ? registerRows : getRegisterTileRows(target);
   int64_t cols = 2 * getLanes(op, target);
 
   SmallVector<int64_t> parallel(numLoops, 0);
@@ -405,49 +409,86 @@ bool tfm::isInParallelLoop(Operation *op) {
          op->getParentOfType<scf::ParallelOp>();
 }
 
-/// Rows below which a matmul of a dynamic number of rows runs with
-/// single-row register tiles.
-static constexpr int64_t kFewRows = 4;
+/// The register tile heights below the target's Mr that a matmul of a
+/// dynamic number of rows also runs with: the rows that Mr leaves over.
+static constexpr int64_t kFewRowHeights[] = {8, 4, 1};
 
-/// Versions `op`, a contraction of a dynamic number of rows, for few rows
-/// and for many: `scf.if rows < kFewRows` around two clones of it, with
-/// single-row register tiles and with the micro-kernel's. A decoding step
-/// (one token per sequence) then streams the weights with no masked rows,
-/// and a prefill keeps the register blocking.
-static void versionForFewRows(linalg::LinalgOp op,
-                              const linalg::ContractionDimensions &dims,
-                              CpuTargetAttr target) {
-  OpBuilder b(op);
+/// Wraps `op` in `scf.if rows > 0`, `rows` the extent of its loop `m`: a
+/// part of a split product that may be empty starts no parallel loop then.
+/// The empty case yields `op`'s destinations, which are its results.
+static void skipWhenEmpty(RewriterBase &rewriter, TilingInterface op,
+                          unsigned m) {
   Location loc = op.getLoc();
-  // The operand and dimension that give the rows.
+  rewriter.setInsertionPoint(op);
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  if (getConstantIntValue(domain[m].size))
+    return;
+  Value rows = getValueOrCreateConstantIndexOp(rewriter, loc, domain[m].size);
+  Value any = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ugt, rows,
+      arith::ConstantIndexOp::create(rewriter, loc, 0));
+  auto dps = cast<DestinationStyleOpInterface>(op.getOperation());
+  auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(), any,
+                                  /*addThenBlock=*/true,
+                                  /*addElseBlock=*/true);
+  rewriter.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(rewriter, loc, dps.getDpsInits());
+  rewriter.replaceAllUsesWith(op->getResults(), branch.getResults());
+  rewriter.moveOpBefore(op, branch.thenBlock(), branch.thenBlock()->end());
+  rewriter.setInsertionPointToEnd(branch.thenBlock());
+  scf::YieldOp::create(rewriter, loc, op->getResults());
+}
+
+/// Splits `op`, a contraction of a dynamic number of rows, into parts by
+/// rows, each with register tiles of one height and no remainder: the
+/// rows that tiles of the target's Mr cover, then at most one tile of 8
+/// rows, one of 4, and the last rows one at a time (AVX-512: 12, 8, 4, 1;
+/// AVX2: 6, 4, 1), each part skipped when it has no rows. A decoding step
+/// (one token per sequence) then streams the weights in single-row tiles;
+/// a few sequences (8 tokens) read each weight panel once; a prefill of 128
+/// tokens is ten tiles of 12 rows and one of 8. Left whole, the rows that
+/// Mr does not divide would be its tiles' dynamic remainder, computed a
+/// row at a time through memory at every reduction step: a product of 13
+/// rows took twice as long as one of 12.
+static void splitRowsByTileHeight(linalg::LinalgOp op,
+                                  const linalg::ContractionDimensions &dims,
+                                  CpuTargetAttr target) {
+  IRRewriter rewriter(op.getContext());
+  Location loc = op.getLoc();
   unsigned m = dims.m.front();
-  Value rows;
-  for (OpOperand *input : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(input);
-    for (auto [d, expr] : llvm::enumerate(map.getResults()))
-      if (auto dim = dyn_cast<AffineDimExpr>(expr);
-          dim && dim.getPosition() == m && !rows)
-        rows = b.createOrFold<tensor::DimOp>(loc, input->get(), d);
+  SmallVector<int64_t, 4> heights{getRegisterTileRows(target)};
+  for (int64_t height : kFewRowHeights)
+    if (height < heights.front())
+      heights.push_back(height);
+  auto rest = cast<TilingInterface>(op.getOperation());
+  for (int64_t height : heights) {
+    auto setConfig = [&](TilingInterface part) {
+      auto linalgPart = cast<linalg::LinalgOp>(part.getOperation());
+      setLoweringConfig(part, getContractionConfig(linalgPart, dims, target,
+                                                   /*nested=*/false, height));
+    };
+    if (height == 1) {
+      setConfig(rest);
+      skipWhenEmpty(rewriter, rest, m);
+      return;
+    }
+    rewriter.setInsertionPoint(rest);
+    SmallVector<Range> domain = rest.getIterationDomain(rewriter);
+    // The rows that tiles of `height` cover exactly.
+    Value rows = getValueOrCreateConstantIndexOp(rewriter, loc, domain[m].size);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, height);
+    Value covered = arith::MulIOp::create(
+        rewriter, loc, arith::DivUIOp::create(rewriter, loc, rows, step), step);
+    auto [part, next] = linalg::splitOp(rewriter, rest, m, covered);
+    if (!part || !next) {
+      // Nothing to split off: the rows stay one part of this height.
+      setConfig(part ? part : rest);
+      return;
+    }
+    setConfig(part);
+    skipWhenEmpty(rewriter, part, m);
+    rest = next;
   }
-  if (!rows)
-    return setLoweringConfig(
-        op, getContractionConfig(op, dims, target, false));
-  Value few = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, rows,
-      arith::ConstantIndexOp::create(b, loc, kFewRows));
-  auto branch = scf::IfOp::create(b, loc, op->getResultTypes(), few,
-                                  /*addThenBlock=*/true, /*addElseBlock=*/true);
-  for (bool single : {true, false}) {
-    b.setInsertionPointToStart(single ? branch.thenBlock()
-                                      : branch.elseBlock());
-    auto version = cast<linalg::LinalgOp>(b.clone(*op));
-    setLoweringConfig(version,
-                      getContractionConfig(version, dims, target,
-                                           /*nested=*/false, single));
-    scf::YieldOp::create(b, loc, version->getResults());
-  }
-  op->replaceAllUsesWith(branch.getResults());
-  op->erase();
 }
 
 /// The number of loops that `config` tiles at level 0 if they are the
@@ -607,7 +648,7 @@ struct TfmCpuSelectVectorStrategyPass
       }
     });
     for (auto &[op, dims] : toVersion)
-      versionForFewRows(op, dims, target);
+      splitRowsByTileHeight(op, dims, target);
     // Each op that is not a micro-kernel contraction takes the row-wise ops
     // that only it reads into its parallel tiles; the last reader of a
     // group is its root.

@@ -29,10 +29,13 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       vocabulary, unpacked) get panels of four register tiles and a last
       one of the columns left over.
     - A matmul of a dynamic number of rows (a model's batch and sequence)
-      is versioned under an `scf.if`: for fewer than 4 rows, as in a
-      decoding step of one token per sequence, register tiles one row high
-      (which stream the weights with no masked-off rows); else the
-      micro-kernel's.
+      is split by rows (`linalg::splitOp`) into parts of one register tile
+      height each, so that no tile has a dynamic remainder: the rows that
+      Mr-row tiles cover, then at most one tile of 8 rows and one of 4 (as
+      far as they are below Mr), and the last rows one at a time (a
+      decoding step's one token per sequence, whose single-row tiles
+      stream the weights with no masked-off rows). A part that may be empty
+      runs under `scf.if rows > 0`.
     - Every other op is tiled to one vector register along its innermost
       loop and one iteration of every other loop; a transpose (an input
       read innermost along another loop) to a square block of vectors.
@@ -45,7 +48,8 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
     The vector registers are those of the module's `tfm.target`
     (`#tfm.cpu`, which `tfm-set-cpu-target` writes; AVX-512 without one).
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect",
                            "::mlir::tfm::TfmDialect"];
