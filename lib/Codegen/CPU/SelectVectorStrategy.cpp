@@ -286,7 +286,10 @@ getContractionConfig(linalg::LinalgOp op,
     cache[k] = kKc;
     int64_t elementBytes = getWidestElementBits(op) / 8;
     int64_t mc = kMcBytes / (kKc * elementBytes) / rows * rows;
-    if (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc)
+    // A part of fewer rows than Mr (splitRowsByTileHeight's) is one
+    // register tile high: no row blocks.
+    bool fewRows = registerRows && registerRows < getRegisterTileRows(target);
+    if (!fewRows && (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc))
       cache[m] = mc;
   }
   // Rows in parallel too where the column tiles alone leave threads idle.
@@ -475,10 +478,11 @@ static void splitRowsByTileHeight(linalg::LinalgOp op,
     rewriter.setInsertionPoint(rest);
     SmallVector<Range> domain = rest.getIterationDomain(rewriter);
     // The rows that tiles of `height` cover exactly.
-    Value rows = getValueOrCreateConstantIndexOp(rewriter, loc, domain[m].size);
-    Value step = arith::ConstantIndexOp::create(rewriter, loc, height);
-    Value covered = arith::MulIOp::create(
-        rewriter, loc, arith::DivUIOp::create(rewriter, loc, rows, step), step);
+    // As an affine map of the rows, so that the tiles of `height` that
+    // cover it leave no remainder to peel.
+    AffineExpr d0 = rewriter.getAffineDimExpr(0);
+    OpFoldResult covered = affine::makeComposedFoldedAffineApply(
+        rewriter, loc, d0.floorDiv(height) * height, {domain[m].size});
     auto [part, next] = linalg::splitOp(rewriter, rest, m, covered);
     if (!part || !next) {
       // Nothing to split off: the rows stay one part of this height.

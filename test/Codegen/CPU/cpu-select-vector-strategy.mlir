@@ -235,24 +235,22 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
 // A matmul of a dynamic number of rows (a model's batch x sequence) is split
 // by rows into parts of one register tile height each, so that no tile has
 // a dynamic remainder: the rows that tiles of the micro-kernel's 12 cover
-// (M / 12 * 12), then at most one tile of 8 rows and one of 4, and the last
-// rows one at a time (a decoding step's one token per sequence, streaming
-// the weights with no masked-off rows). Each part runs only when it has
-// rows; each keeps the parallel column panels. On AVX2 the parts are of 6,
-// 4 and 1 rows.
+// (M floordiv 12 * 12, an affine map, so that the tiles peel no remainder),
+// then at most one tile of 8 rows and one of 4, and the last rows one at a
+// time (a decoding step's one token per sequence, streaming the weights
+// with no masked-off rows). Each part runs only when it has rows; each
+// keeps the parallel column panels. On AVX2 the parts are of 6, 4 and 1
+// rows.
 
 // CHECK-LABEL: func.func @matmul_dynamic_rows(
 //  CHECK-SAME:     %[[A:.*]]: tensor<?x64xf32>
 //       CHECK:   %[[M:.*]] = tensor.dim %[[A]], %c0
-//       CHECK:   %[[Q12:.*]] = arith.divui %[[M]], %c12
-//       CHECK:   arith.muli %[[Q12]], %c12
+//       CHECK:   affine.apply #{{.*}}()[%[[M]]]
 //       CHECK:   %[[ANY12:.*]] = arith.cmpi ugt
 //       CHECK:   scf.if %[[ANY12]] -> (tensor<?x768xf32>) {
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [12, 32, 0], [0, 0, 1]]
-//       CHECK:   arith.divui %{{.*}}, %c8
 //       CHECK:   scf.if
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [8, 32, 0], [0, 0, 1]]
-//       CHECK:   arith.divui %{{.*}}, %c4
 //       CHECK:   scf.if
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
 //       CHECK:   scf.if
@@ -260,9 +258,7 @@ func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
 // AVX2-LABEL: func.func @matmul_dynamic_rows(
-//       AVX2:   arith.divui %{{.*}}, %c6
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
-//       AVX2:   arith.divui %{{.*}}, %c4
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
 //   AVX2-NOT:   linalg.matmul
