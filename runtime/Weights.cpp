@@ -6,24 +6,24 @@
 // those, carry the constructor below.
 //
 // Left where the loader maps them, the weights are pages of the binary's
-// file: page-cache pages, which the kernel's reclaim ages like any file's
-// (it clears their accessed bits and flushes the TLBs of the threads that
-// read them). On the machines tfm is measured on, a model whose weights
-// outgrow the caches (ViT-B/16: 330 MB) ran its products up to three times
-// slower in bursts at two threads, from 103 to 300 ms a run, and steadily
-// from the same binary copied to /dev/shm. So, before main() or when a
+// file, shared with the page cache. On the machines tfm is measured on, a
+// model whose weights outgrow the caches (ViT-B/16: 330 MB) ran its
+// products up to three times slower in bursts at two threads (runs from
+// 103 to 300 ms), and steadily from the same binary copied to /dev/shm;
+// why the kernel treats file pages so (their reclaim's aging of accessed
+// bits is the likely cause) was not measured. So, before main() or when a
 // library is loaded, the whole pages of the section move into anonymous
-// memory at the same addresses (the code refers to the weights by address):
-// a copy, then mremap over the file's pages. Anonymous memory is what ONNX
-// Runtime's weights live in too; the pages stay private to the process,
-// which the binary's size in RSS already was.
+// memory at the same addresses (the code refers to the weights by
+// address): a copy, then mremap over the file's pages. ONNX Runtime's
+// weights live in anonymous memory too. The pages are private to the
+// process, as the mapped file's were counted in its RSS before.
 //
 // The copy reads the file (pread: the kernel copies from the page cache),
 // so that the process never maps the file's pages and holds one copy of
-// the weights (peak RSS); through the mapping where that fails. Where anything fails,
-// the weights stay where they are: the move is an optimization.
-// TFM_MAP_WEIGHTS=1 in the environment skips it, for processes that should
-// share the page cache's copy of one model.
+// the weights (peak RSS); through the mapping where that fails. Where
+// anything fails, the weights stay where they are: the move is an
+// optimization. TFM_MAP_WEIGHTS=1 in the environment skips it, for
+// processes that should share the page cache's copy of one model.
 //
 //===----------------------------------------------------------------------===//
 
