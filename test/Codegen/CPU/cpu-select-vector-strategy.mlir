@@ -201,33 +201,34 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
 
 // -----
 
-// A long reduction is blocked for the caches first: 256 steps at a time (a
-// register tile's strip of the right operand, 256 x 32 f32, stays in L1),
-// and blocks of 252 rows (21 register tiles: their 252 x 256 part of the
-// left operand stays in L2) when there are more; in a column panel the row blocks are outermost
-// (their accumulators stay in L2 across the reduction blocks), and so are
-// the row tiles in the block. The remainders are peeled.
+// A long reduction is blocked for the caches first: 512 steps at a time (a
+// register tile's strip of the right operand, 512 x 32 f32, streams from
+// L2), and blocks of 120 rows (10 register tiles: their 120 x 512 part of
+// the left operand stays in L2) when there are more; in a column panel the
+// row blocks are outermost (their accumulators stay in L2 across the
+// reduction blocks), and so are the row tiles in the block. The remainders
+// are peeled. A reduction of 768 (no longer than 1.5 blocks) is one block.
 
 // CHECK-LABEL: func.func @cache_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
-//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [0, 0, 256], [12, 32, 0], [0, 0, 1]]
+//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [120, 0, 512], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [0, 0, 512], [12, 32, 0], [0, 0, 1]]
 // AVX2-LABEL: func.func @cache_blocks
-//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [252, 0, 256], [6, 16, 0], [0, 0, 1]]
+//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [126, 0, 512], [6, 16, 0], [0, 0, 1]]
 // TILED-LABEL: func.func @cache_blocks
 //       TILED: scf.forall (%{{.*}}) = (0) to (256) step (64)
-//       TILED:   scf.for %{{.*}} = %{{.*}} to %c504 step %c252
-//       TILED:     scf.for %{{.*}} = %{{.*}} to %c768 step %c256
-//       TILED:       scf.for %{{.*}} = %{{.*}} to %c252 step %c12
+//       TILED:   scf.for %{{.*}} = %{{.*}} to %c600 step %c120
+//       TILED:     scf.for %{{.*}} = %{{.*}} to %c2048 step %c512
+//       TILED:       scf.for %{{.*}} = %{{.*}} to %c120 step %c12
 //       TILED:         scf.for %{{.*}} = %{{.*}} to %c64 step %c32
-//       TILED:           scf.for %{{.*}} = %{{.*}} to %c256 step %c1 {{.*}} -> (tensor<12x32xf32>)
-func.func @cache_blocks(%a: tensor<600x768xf32>, %b: tensor<768x256xf32>,
-                        %c: tensor<600x256xf32>, %x: tensor<64x768xf32>,
-                        %z: tensor<64x256xf32>) -> (tensor<600x256xf32>, tensor<64x256xf32>) {
-  %0 = linalg.matmul ins(%a, %b : tensor<600x768xf32>, tensor<768x256xf32>)
-      outs(%c : tensor<600x256xf32>) -> tensor<600x256xf32>
-  %1 = linalg.matmul ins(%x, %b : tensor<64x768xf32>, tensor<768x256xf32>)
+//       TILED:           scf.for %{{.*}} = %{{.*}} to %c512 step %c1 {{.*}} -> (tensor<12x32xf32>)
+func.func @cache_blocks(%a: tensor<650x2048xf32>, %b: tensor<2048x256xf32>,
+                        %c: tensor<650x256xf32>, %x: tensor<64x2048xf32>,
+                        %z: tensor<64x256xf32>) -> (tensor<650x256xf32>, tensor<64x256xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<650x2048xf32>, tensor<2048x256xf32>)
+      outs(%c : tensor<650x256xf32>) -> tensor<650x256xf32>
+  %1 = linalg.matmul ins(%x, %b : tensor<64x2048xf32>, tensor<2048x256xf32>)
       outs(%z : tensor<64x256xf32>) -> tensor<64x256xf32>
-  return %0, %1 : tensor<600x256xf32>, tensor<64x256xf32>
+  return %0, %1 : tensor<650x256xf32>, tensor<64x256xf32>
 }
 
 // -----
