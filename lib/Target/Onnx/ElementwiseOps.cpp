@@ -104,18 +104,18 @@ static Literal evaluate(const Elementwise &op, ArrayRef<Literal> operands,
   return result;
 }
 
+/// Imports `op` applied to the node's inputs `inputs` (their indices: all
+/// of them but the optional ones left out).
 static LogicalResult importElementwise(Importer &importer,
                                        const onnx::NodeProto &node,
-                                       const Elementwise &op, int arity) {
-  if (Importer::numInputs(node) != arity)
-    return importer.emitError()
-           << node.op_type() << " expects " << arity << " inputs, found "
-           << Importer::numInputs(node);
+                                       const Elementwise &op,
+                                       ArrayRef<int> inputs) {
+  int arity = inputs.size();
   SmallVector<RankedTensorType> types;
   SmallVector<SymbolicShape> shapes;
-  for (int i = 0; i < arity; ++i) {
-    FailureOr<RankedTensorType> type = importer.getType(node, i);
-    FailureOr<SymbolicShape> shape = importer.getShape(node, i);
+  for (int input : inputs) {
+    FailureOr<RankedTensorType> type = importer.getType(node, input);
+    FailureOr<SymbolicShape> shape = importer.getShape(node, input);
     if (failed(type) || failed(shape))
       return failure();
     types.push_back(*type);
@@ -151,21 +151,22 @@ static LogicalResult importElementwise(Importer &importer,
     count *= dim;
   if (importer.allLiterals(node) && isStatic && count <= kMaxLiteralElements) {
     SmallVector<Literal> literals;
-    for (int i = 0; i < arity; ++i)
-      literals.push_back(*importer.getLiteral(node, i));
+    for (int input : inputs)
+      literals.push_back(*importer.getLiteral(node, input));
     return importer.setLiteral(node, 0,
                                evaluate(op, literals, staticShape, resultType));
   }
 
   // Arithmetic on computed shapes: each element a symbolic size.
   bool anySymbolic = false;
-  for (int i = 0; i < arity; ++i)
-    anySymbolic |= importer.isSymbolic(node, i);
+  for (int input : inputs)
+    anySymbolic |= importer.isSymbolic(node, input);
   if (anySymbolic && isStatic && staticShape.size() <= 1 &&
       !isa<FloatType>(resultType)) {
     SmallVector<SymbolicLiteral> operands;
-    for (int i = 0; i < arity; ++i) {
-      std::optional<SymbolicLiteral> operand = importer.getSymbolic(node, i);
+    for (int input : inputs) {
+      std::optional<SymbolicLiteral> operand =
+          importer.getSymbolic(node, input);
       if (!operand)
         break;
       operands.push_back(*operand);
@@ -195,13 +196,13 @@ static LogicalResult importElementwise(Importer &importer,
   if ((node.op_type() == "Mul" || node.op_type() == "Div") &&
       isa<FloatType>(elementType)) {
     for (int one = node.op_type() == "Mul" ? 0 : 1; one < 2; ++one) {
-      DenseElementsAttr attr = importer.getConstant(node, one);
+      DenseElementsAttr attr = importer.getConstant(node, inputs[one]);
       int other = 1 - one;
       if (!attr || !attr.isSplat() ||
           attr.getSplatValue<APFloat>().convertToDouble() != 1.0 ||
           ArrayRef<SymbolicSize>(shapes[other]) != ArrayRef(*shape))
         continue;
-      FailureOr<Value> value = importer.getValue(node, other);
+      FailureOr<Value> value = importer.getValue(node, inputs[other]);
       if (failed(value))
         return failure();
       return importer.setValue(node, 0, *value);
@@ -214,8 +215,8 @@ static LogicalResult importElementwise(Importer &importer,
     return importer.emitError() << "unsupported element type " << elementType
                                 << " for " << node.op_type();
   SmallVector<Value> operands;
-  for (int i = 0; i < arity; ++i) {
-    DenseElementsAttr attr = importer.getConstant(node, i);
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    DenseElementsAttr attr = importer.getConstant(node, input);
     if (attr && attr.isSplat()) {
       Type operandElement = types[i].getElementType();
       if (isStatic)
@@ -233,7 +234,7 @@ static LogicalResult importElementwise(Importer &importer,
                             attr.getSplatValue<APInt>().getSExtValue())));
       continue;
     }
-    FailureOr<Value> value = importer.getValue(node, i);
+    FailureOr<Value> value = importer.getValue(node, input);
     if (failed(value))
       return failure();
     operands.push_back(importer.broadcastTo(*value, *shape));
@@ -241,6 +242,18 @@ static LogicalResult importElementwise(Importer &importer,
   return importer.setValue(
       node, 0,
       importer.withShape(emit(importer.builder(), operands), *shape));
+}
+
+/// Imports `op` applied to the node's `arity` inputs.
+static LogicalResult importElementwise(Importer &importer,
+                                       const onnx::NodeProto &node,
+                                       const Elementwise &op, int arity) {
+  if (Importer::numInputs(node) != arity)
+    return importer.emitError()
+           << node.op_type() << " expects " << arity << " inputs, found "
+           << Importer::numInputs(node);
+  return importElementwise(importer, node, op,
+                           llvm::to_vector(llvm::seq<int>(0, arity)));
 }
 
 template <typename FloatOp, typename IntOp>
@@ -395,17 +408,9 @@ static Value emitCast(ImplicitLocOpBuilder &b, Value value, Type to) {
              : Value(arith::TruncIOp::create(b, resultType, value));
 }
 
-static LogicalResult importCast(Importer &importer,
-                                const onnx::NodeProto &node) {
-  int64_t toCode = getIntAttr(node, "to", 0);
-  if (toCode < 0 || toCode > std::numeric_limits<int32_t>::max())
-    return importer.emitError() << "Cast to " << toCode
-                                << ", which is no ONNX data type";
-  Type to = importer.convertDataType(toCode);
-  if (!to)
-    return importer.emitError() << "unsupported data type "
-                                << Importer::dataTypeName(toCode)
-                                << " for Cast";
+/// Input 0 converted to element type `to` (Cast, CastLike).
+static LogicalResult importCastTo(Importer &importer,
+                                  const onnx::NodeProto &node, Type to) {
   if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
     Literal result = Literal::empty(literal->shape, to);
     for (int64_t i = 0, e = literal->size(); i < e; ++i) {
@@ -426,6 +431,81 @@ static LogicalResult importCast(Importer &importer,
       node, 0,
       importer.withShape(emitCast(importer.builder(), *value, to),
                          importer.shapeOf(*value)));
+}
+
+static LogicalResult importCast(Importer &importer,
+                                const onnx::NodeProto &node) {
+  int64_t toCode = getIntAttr(node, "to", 0);
+  if (toCode < 0 || toCode > std::numeric_limits<int32_t>::max())
+    return importer.emitError() << "Cast to " << toCode
+                                << ", which is no ONNX data type";
+  Type to = importer.convertDataType(toCode);
+  if (!to)
+    return importer.emitError() << "unsupported data type "
+                                << Importer::dataTypeName(toCode)
+                                << " for Cast";
+  return importCastTo(importer, node, to);
+}
+
+/// CastLike: Cast to the element type of input 1 (which is not read).
+static LogicalResult importCastLike(Importer &importer,
+                                    const onnx::NodeProto &node) {
+  if (Importer::numInputs(node) != 2)
+    return importer.emitError() << "CastLike expects 2 inputs, found "
+                                << Importer::numInputs(node);
+  FailureOr<RankedTensorType> like = importer.getType(node, 1);
+  if (failed(like))
+    return failure();
+  return importCastTo(importer, node, like->getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Clip
+//===----------------------------------------------------------------------===//
+
+/// Clip: min(max(x, lo), hi), each bound an optional input (opset 11 on),
+/// broadcast like any other operand. A NaN stays NaN.
+static LogicalResult importClip(Importer &importer,
+                                const onnx::NodeProto &node) {
+  bool hasMin = Importer::hasInput(node, 1);
+  bool hasMax = Importer::hasInput(node, 2);
+  if (Importer::numInputs(node) < 1 || Importer::numInputs(node) > 3)
+    return importer.emitError() << "Clip expects 1 to 3 inputs, found "
+                                << Importer::numInputs(node);
+  SmallVector<int> inputs = {0};
+  if (hasMin)
+    inputs.push_back(1);
+  if (hasMax)
+    inputs.push_back(2);
+  Elementwise op;
+  op.evaluate = [=](ArrayRef<double> x) {
+    double r = x[0];
+    size_t i = 1;
+    if (hasMin)
+      r = std::isnan(r) ? r : std::max(r, x[i++]);
+    if (hasMax)
+      r = std::isnan(r) ? r : std::min(r, x[i]);
+    return r;
+  };
+  op.emitFloat = [=](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    Value r = x[0];
+    size_t i = 1;
+    if (hasMin)
+      r = arith::MaximumFOp::create(b, r, x[i++]);
+    if (hasMax)
+      r = arith::MinimumFOp::create(b, r, x[i]);
+    return r;
+  };
+  op.emitInt = [=](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    Value r = x[0];
+    size_t i = 1;
+    if (hasMin)
+      r = arith::MaxSIOp::create(b, r, x[i++]);
+    if (hasMax)
+      r = arith::MinSIOp::create(b, r, x[i]);
+    return r;
+  };
+  return importElementwise(importer, node, op, inputs);
 }
 
 //===----------------------------------------------------------------------===//
@@ -569,6 +649,14 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
       compare(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt,
               [](double a, double b) { return a > b; }),
       2);
+  add("LessOrEqual",
+      compare(arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle,
+              [](double a, double b) { return a <= b; }),
+      2);
+  add("GreaterOrEqual",
+      compare(arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge,
+              [](double a, double b) { return a >= b; }),
+      2);
   Elementwise logicalAnd;
   logicalAnd.evaluate = [](ArrayRef<double> x) {
     return x[0] != 0 && x[1] != 0 ? 1.0 : 0.0;
@@ -577,6 +665,71 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
     return arith::AndIOp::create(b, x[0], x[1]);
   };
   add("And", logicalAnd, 2);
+  Elementwise logicalOr;
+  logicalOr.evaluate = [](ArrayRef<double> x) {
+    return x[0] != 0 || x[1] != 0 ? 1.0 : 0.0;
+  };
+  logicalOr.emitInt = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    return arith::OrIOp::create(b, x[0], x[1]);
+  };
+  add("Or", logicalOr, 2);
+
+  // Max and Min of one or more inputs, a NaN among them the result.
+  auto variadic = [&](StringRef name, Elementwise op) {
+    table[name] = [op](Importer &importer,
+                      const onnx::NodeProto &node) -> LogicalResult {
+      int n = Importer::numInputs(node);
+      if (n < 1)
+        return importer.emitError() << node.op_type()
+                                    << " expects one input or more";
+      return importElementwise(importer, node, op,
+                               llvm::to_vector(llvm::seq<int>(0, n)));
+    };
+  };
+  auto extremum = [](bool isMax, auto emitFloatPair, auto emitIntPair) {
+    Elementwise op;
+    op.evaluate = [isMax](ArrayRef<double> x) {
+      double r = x[0];
+      for (double v : x.drop_front())
+        r = std::isnan(r) || std::isnan(v) ? std::nan("")
+            : isMax                        ? std::max(r, v)
+                                           : std::min(r, v);
+      return r;
+    };
+    op.emitFloat = [emitFloatPair](ImplicitLocOpBuilder &b,
+                                   ValueRange x) -> Value {
+      Value r = x[0];
+      for (Value v : x.drop_front())
+        r = emitFloatPair(b, r, v);
+      return r;
+    };
+    op.emitInt = [emitIntPair](ImplicitLocOpBuilder &b,
+                               ValueRange x) -> Value {
+      Value r = x[0];
+      for (Value v : x.drop_front())
+        r = emitIntPair(b, r, v);
+      return r;
+    };
+    return op;
+  };
+  variadic("Max",
+           extremum(
+               true,
+               [](ImplicitLocOpBuilder &b, Value x, Value y) -> Value {
+                 return arith::MaximumFOp::create(b, x, y);
+               },
+               [](ImplicitLocOpBuilder &b, Value x, Value y) -> Value {
+                 return arith::MaxSIOp::create(b, x, y);
+               }));
+  variadic("Min",
+           extremum(
+               false,
+               [](ImplicitLocOpBuilder &b, Value x, Value y) -> Value {
+                 return arith::MinimumFOp::create(b, x, y);
+               },
+               [](ImplicitLocOpBuilder &b, Value x, Value y) -> Value {
+                 return arith::MinSIOp::create(b, x, y);
+               }));
 
   Elementwise where;
   where.sameTypes = false;
@@ -599,6 +752,34 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
   add("Erf", unary<math::ErfOp>([](double x) { return std::erf(x); }), 1);
   add("Tanh", unary<math::TanhOp>([](double x) { return std::tanh(x); }), 1);
   add("Exp", unary<math::ExpOp>([](double x) { return std::exp(x); }), 1);
+  add("Log", unary<math::LogOp>([](double x) { return std::log(x); }), 1);
+  add("Sin", unary<math::SinOp>([](double x) { return std::sin(x); }), 1);
+  add("Cos", unary<math::CosOp>([](double x) { return std::cos(x); }), 1);
+  add("Floor", unary<math::FloorOp>([](double x) { return std::floor(x); }),
+      1);
+  Elementwise abs = unary<math::AbsFOp>([](double x) { return std::abs(x); });
+  abs.emitInt = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    return math::AbsIOp::create(b, x[0]);
+  };
+  add("Abs", abs, 1);
+  Elementwise reciprocal;
+  reciprocal.evaluate = [](ArrayRef<double> x) { return 1 / x[0]; };
+  reciprocal.emitFloat = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    return arith::DivFOp::create(b, splatLike(b, x[0], 1), x[0]);
+  };
+  add("Reciprocal", reciprocal, 1);
+  // Sigmoid as 1 / (1 + exp(-x)): exp(-x) overflows to infinity for
+  // x < -88 and the quotient is then 0, as it should be.
+  Elementwise sigmoid;
+  sigmoid.evaluate = [](ArrayRef<double> x) {
+    return 1 / (1 + std::exp(-x[0]));
+  };
+  sigmoid.emitFloat = [](ImplicitLocOpBuilder &b, ValueRange x) -> Value {
+    Value one = splatLike(b, x[0], 1);
+    Value e = math::ExpOp::create(b, arith::NegFOp::create(b, x[0]));
+    return arith::DivFOp::create(b, one, arith::AddFOp::create(b, one, e));
+  };
+  add("Sigmoid", sigmoid, 1);
   Elementwise neg = unary<arith::NegFOp>([](double x) { return -x; });
   add("Neg", neg, 1);
   Elementwise relu;
@@ -616,6 +797,8 @@ void mlir::tfm::onnx_import::addElementwiseHandlers(HandlerTable &table) {
 
   table["Mod"] = importMod;
   table["Cast"] = importCast;
+  table["CastLike"] = importCastLike;
+  table["Clip"] = importClip;
   table["Identity"] = importIdentity;
   table["Dropout"] = importDropout;
 }

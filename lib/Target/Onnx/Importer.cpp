@@ -198,6 +198,19 @@ onnx_import::getIntsAttr(const onnx::NodeProto &node, StringRef name) {
   return SmallVector<int64_t>(attr->ints().begin(), attr->ints().end());
 }
 
+FailureOr<RankedTensorType>
+onnx_import::getFloatType(Importer &importer, const onnx::NodeProto &node,
+                          int i) {
+  FailureOr<RankedTensorType> type = importer.getType(node, i);
+  if (failed(type))
+    return failure();
+  if (!isa<FloatType>(type->getElementType()))
+    return importer.emitError()
+           << "unsupported element type " << type->getElementType() << " for "
+           << node.op_type();
+  return type;
+}
+
 FailureOr<int64_t> onnx_import::normalizeAxis(Importer &importer, int64_t axis,
                                               int64_t rank) {
   if (axis < -rank || axis >= rank) {
@@ -218,6 +231,7 @@ Importer::Importer(MLIRContext *context, StringRef filename)
   addElementwiseHandlers(handlers);
   addShapeHandlers(handlers);
   addNnHandlers(handlers);
+  addReduceHandlers(handlers);
 }
 
 /// `node 'name' (Op)`, or for a node without a name (as ONNX allows)
@@ -1071,6 +1085,11 @@ getAttributeType(StringRef name) {
       .Case("alpha", A::FLOAT)
       .Case("beta", A::FLOAT)
       .Case("epsilon", A::FLOAT)
+      .Case("equation", A::STRING)
+      .Case("exclusive", A::INT)
+      .Case("noop_with_empty_axes", A::INT)
+      .Case("reverse", A::INT)
+      .Case("select_last_index", A::INT)
       .Case("allowzero", A::INT)
       .Case("axis", A::INT)
       .Case("end", A::INT)

@@ -112,6 +112,7 @@ std::optional<std::string> checkOpset(StringRef opType, int64_t opset);
 void addElementwiseHandlers(HandlerTable &table);
 void addShapeHandlers(HandlerTable &table);
 void addNnHandlers(HandlerTable &table);
+void addReduceHandlers(HandlerTable &table);
 
 class Importer {
 public:
@@ -306,6 +307,11 @@ std::optional<SmallVector<int64_t>> getIntsAttr(const onnx::NodeProto &node,
                                                 StringRef name);
 const onnx::AttributeProto *getAttr(const onnx::NodeProto &node,
                                     StringRef name);
+
+/// The type of input `i` of `node`, which must have float elements: emits
+/// an error naming the op otherwise.
+FailureOr<RankedTensorType> getFloatType(Importer &importer,
+                                         const onnx::NodeProto &node, int i);
 
 /// Normalizes `axis` in [-rank, rank) to [0, rank); emits an error and
 /// fails when it is out of range.

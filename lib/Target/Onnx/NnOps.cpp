@@ -1,7 +1,7 @@
 //===- NnOps.cpp - ONNX contractions and neural-network ops ---------------===//
 //
-// MatMul, Gemm, Softmax, ReduceMean, LayerNormalization and Conv (as a ViT
-// patch embedding). Products by a matrix become tfm.linear (the weight in
+// MatMul, Gemm, Einsum, LayerNormalization and Conv (as a ViT patch
+// embedding). Products by a matrix become tfm.linear (the weight in
 // nn.Linear's [N, K] layout), batched products tfm.batch_matmul, so that the
 // graph optimizer sees the forms it fuses.
 //
@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <cstring>
 
@@ -42,18 +43,6 @@ static Value transposeMatrix(Importer &importer, Value value,
           ArrayRef<int64_t>{1, 0})
           ->getResult(0),
       shape);
-}
-
-static FailureOr<RankedTensorType>
-getFloatType(Importer &importer, const onnx::NodeProto &node, int i) {
-  FailureOr<RankedTensorType> type = importer.getType(node, i);
-  if (failed(type))
-    return failure();
-  if (!isa<FloatType>(type->getElementType()))
-    return importer.emitError()
-           << "unsupported element type " << type->getElementType() << " for "
-           << node.op_type();
-  return type;
 }
 
 static LogicalResult importMatMul(Importer &importer,
@@ -212,134 +201,6 @@ static LogicalResult importGemm(Importer &importer,
   return importer.setValue(node, 0, result);
 }
 
-static LogicalResult importSoftmax(Importer &importer,
-                                   const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
-  if (failed(type))
-    return failure();
-  // Before opset 13 Softmax coerced its input to 2-D at `axis` (default
-  // 1) and normalized each row: over one axis only where that is the last.
-  bool coerced = importer.getOpset() < 13;
-  FailureOr<int64_t> axis = normalizeAxis(
-      importer, getIntAttr(node, "axis", coerced ? 1 : -1), type->getRank());
-  if (succeeded(axis) && coerced && *axis != type->getRank() - 1)
-    return importer.emitError()
-           << "unsupported at opset " << importer.getOpset()
-           << ": before opset 13 Softmax normalizes over all the axes from "
-              "'axis' ("
-           << *axis << ") on; tfm imports it there only over the last axis";
-  FailureOr<Value> value = importer.getValue(node, 0);
-  if (failed(axis) || failed(value))
-    return failure();
-  SymbolicShape shape = importer.shapeOf(*value);
-  Value init = importer.empty(shape, type->getElementType());
-  return importer.setValue(
-      node, 0,
-      importer.withShape(
-          linalg::SoftmaxOp::create(importer.builder(), TypeRange{*type},
-                                    *value, init, *axis)
-              ->getResult(0),
-          shape));
-}
-
-static LogicalResult importMean(Importer &importer,
-                                const onnx::NodeProto &node,
-                                RankedTensorType inputType,
-                                ArrayRef<int64_t> axes, bool keepDims);
-
-static LogicalResult importReduceMean(Importer &importer,
-                                      const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
-  if (failed(type))
-    return failure();
-  int64_t rank = type->getRank();
-  SmallVector<int64_t> axes;
-  if (std::optional<SmallVector<int64_t>> attr = getIntsAttr(node, "axes"))
-    axes = *attr;
-  else
-    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-  for (int64_t &axis : axes) {
-    FailureOr<int64_t> normalized = normalizeAxis(importer, axis, rank);
-    if (failed(normalized))
-      return failure();
-    axis = *normalized;
-  }
-  llvm::sort(axes);
-  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-  return importMean(importer, node, *type, axes,
-                    getIntAttr(node, "keepdims", 1) != 0);
-}
-
-/// GlobalAveragePool: the mean over the spatial dimensions, kept as 1s.
-static LogicalResult importGlobalAveragePool(Importer &importer,
-                                             const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
-  if (failed(type))
-    return failure();
-  if (type->getRank() < 3)
-    return importer.emitError()
-           << "GlobalAveragePool needs [N, C, spatial...], found " << *type;
-  return importMean(importer, node, *type,
-                    llvm::to_vector(llvm::seq<int64_t>(2, type->getRank())),
-                    /*keepDims=*/true);
-}
-
-/// The mean of input 0 (of `type`) over the sorted `axes`.
-static LogicalResult importMean(Importer &importer,
-                                const onnx::NodeProto &node,
-                                RankedTensorType inputType,
-                                ArrayRef<int64_t> axes, bool keepDims) {
-  int64_t rank = inputType.getRank();
-  FailureOr<Value> value = importer.getValue(node, 0);
-  if (failed(value))
-    return failure();
-  SymbolicShape shape = importer.shapeOf(*value);
-  SymbolicShape reducedShape, keptShape;
-  SymbolicSize count(1);
-  for (int64_t i = 0; i < rank; ++i) {
-    if (llvm::is_contained(axes, i)) {
-      count = count * shape[i];
-      keptShape.push_back(1);
-    } else {
-      reducedShape.push_back(shape[i]);
-      keptShape.push_back(shape[i]);
-    }
-  }
-  if (count == SymbolicSize(0))
-    return importer.emitError() << "ReduceMean over an empty dimension";
-  ImplicitLocOpBuilder &b = importer.builder();
-  Type elementType = inputType.getElementType();
-  Value sum = linalg::ReduceOp::create(
-                  b, *value, importer.splat(reducedShape, elementType, 0), axes,
-                  [](OpBuilder &nested, Location loc, ValueRange args) {
-                    Value add =
-                        arith::AddFOp::create(nested, loc, args[0], args[1]);
-                    linalg::YieldOp::create(nested, loc, add);
-                  })
-                  ->getResult(0);
-  importer.withShape(sum, reducedShape);
-  Value divisor;
-  if (std::optional<int64_t> n = count.getConstant()) {
-    divisor = importer.splat(reducedShape, elementType, static_cast<double>(*n));
-  } else {
-    // The mean over dimensions of dynamic size divides by their product.
-    Value total = arith::SIToFPOp::create(
-        b, elementType,
-        arith::IndexCastOp::create(b, b.getI64Type(),
-                                   importer.materialize(count)));
-    divisor = importer.withShape(
-        linalg::FillOp::create(b, total,
-                               importer.empty(reducedShape, elementType))
-            ->getResult(0),
-        reducedShape);
-  }
-  Value mean =
-      importer.withShape(arith::DivFOp::create(b, sum, divisor), reducedShape);
-  if (keepDims)
-    mean = importer.reshape(mean, keptShape);
-  return importer.setValue(node, 0, mean);
-}
-
 /// The double with the fewest decimal digits that rounds to `value`: the
 /// epsilon 1e-5 of a float attribute is 1e-5, not 9.99999974e-06.
 static double shortestDouble(float value) {
@@ -478,12 +339,235 @@ static LogicalResult importConv(Importer &importer,
                         type->getDimSize(3) / kernel[1]}));
 }
 
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The subscripts of an Einsum's operands and result, each a list of
+/// labels: a letter's code, or kEllipsis + k for the k-th dimension of the
+/// broadcast dimensions that `...` stands for (numbered from the left of
+/// the widest `...`).
+struct EinsumSubscripts {
+  static constexpr int kEllipsis = 1 << 10;
+  SmallVector<SmallVector<int>> inputs;
+  SmallVector<int> output;
+};
+} // namespace
+
+/// Parses `equation` for operands of `ranks`; emits an error on a malformed
+/// one.
+static FailureOr<EinsumSubscripts>
+parseEinsum(Importer &importer, StringRef equation, ArrayRef<int64_t> ranks) {
+  std::string compact;
+  for (char c : equation)
+    if (c != ' ')
+      compact.push_back(c);
+  StringRef text(compact);
+  auto [lhs, rhs] = text.split("->");
+  bool explicitOutput = text.contains("->");
+  SmallVector<StringRef> terms;
+  lhs.split(terms, ',');
+  if (terms.size() != ranks.size())
+    return importer.emitError()
+           << "Einsum's equation '" << equation << "' has " << terms.size()
+           << " operands, the node " << ranks.size();
+  // The labels of one term for an operand of `rank` dimensions (the
+  // result's rank is that of the broadcast dimensions plus its letters).
+  int64_t ellipsisRank = 0;
+  auto parseTerm = [&](StringRef term, int64_t rank,
+                       SmallVector<int> &labels) -> LogicalResult {
+    size_t dots = term.find("...");
+    int64_t letters = term.size() - (dots == StringRef::npos ? 0 : 3);
+    for (char c : term)
+      if (c != '.' && !llvm::isAlpha(c))
+        return importer.emitError()
+               << "Einsum's equation '" << equation << "' has '" << c
+               << "', which is no subscript";
+    if (dots != StringRef::npos && term.find("...", dots + 1) != StringRef::npos)
+      return importer.emitError() << "Einsum's equation '" << equation
+                                  << "' has two ellipses in one term";
+    int64_t broadcast = rank < 0 ? ellipsisRank : rank - letters;
+    if (broadcast < 0 || (dots == StringRef::npos && broadcast != 0))
+      return importer.emitError()
+             << "Einsum's term '" << term << "' does not match its operand "
+             << "of rank " << rank;
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (i == dots) {
+        for (int64_t k = 0; k < broadcast; ++k)
+          labels.push_back(EinsumSubscripts::kEllipsis + ellipsisRank -
+                           broadcast + k);
+        i += 2;
+        continue;
+      }
+      labels.push_back(term[i]);
+    }
+    return success();
+  };
+  EinsumSubscripts result;
+  for (auto [term, rank] : llvm::zip_equal(terms, ranks)) {
+    size_t dots = term.find("...");
+    if (dots != StringRef::npos)
+      ellipsisRank = std::max<int64_t>(
+          ellipsisRank, rank - static_cast<int64_t>(term.size() - 3));
+  }
+  for (auto [term, rank] : llvm::zip_equal(terms, ranks))
+    if (failed(parseTerm(term, rank, result.inputs.emplace_back())))
+      return failure();
+  if (explicitOutput) {
+    if (failed(parseTerm(rhs, -1, result.output)))
+      return failure();
+    for (auto [i, label] : llvm::enumerate(result.output)) {
+      if (llvm::is_contained(ArrayRef(result.output).drop_front(i + 1), label))
+        return importer.emitError() << "Einsum's result '" << rhs
+                                    << "' repeats a subscript";
+      if (llvm::none_of(result.inputs, [&](ArrayRef<int> labels) {
+            return llvm::is_contained(labels, label);
+          }))
+        return importer.emitError()
+               << "Einsum's result '" << rhs
+               << "' has a subscript that no operand has";
+    }
+    return result;
+  }
+  // Implicit output: the broadcast dimensions, then the letters that occur
+  // once, in alphabetical order.
+  for (int64_t k = 0; k < ellipsisRank; ++k)
+    result.output.push_back(EinsumSubscripts::kEllipsis + k);
+  std::map<int, int> counts;
+  for (ArrayRef<int> labels : result.inputs)
+    for (int label : labels)
+      if (label < EinsumSubscripts::kEllipsis)
+        ++counts[label];
+  for (auto [label, count] : counts)
+    if (count == 1)
+      result.output.push_back(label);
+  return result;
+}
+
+/// Einsum: one linalg.generic over the result's subscripts and then the
+/// summed ones, whose body multiplies its operands' elements and adds the
+/// product to the result's (a diagonal reads a dimension twice; a
+/// broadcast dimension of size 1 reads index 0). A product of two operands
+/// is a contraction that the CPU pipeline's matmul strategies recognise.
+static LogicalResult importEinsum(Importer &importer,
+                                  const onnx::NodeProto &node) {
+  const onnx::AttributeProto *attr = getAttr(node, "equation");
+  if (!attr)
+    return importer.emitError() << "Einsum needs an 'equation' attribute";
+  int numInputs = Importer::numInputs(node);
+  if (numInputs < 1)
+    return importer.emitError() << "Einsum expects one input or more";
+  SmallVector<Value> operands;
+  SmallVector<SymbolicShape> shapes;
+  SmallVector<int64_t> ranks;
+  Type elementType;
+  for (int i = 0; i < numInputs; ++i) {
+    FailureOr<RankedTensorType> type = importer.getType(node, i);
+    FailureOr<Value> value = importer.getValue(node, i);
+    if (failed(type) || failed(value))
+      return failure();
+    if (i == 0)
+      elementType = type->getElementType();
+    if (type->getElementType() != elementType)
+      return importer.emitError()
+             << "Einsum's operands have different element types: "
+             << elementType << " and " << type->getElementType();
+    if (elementType.isInteger(1))
+      return importer.emitError()
+             << "unsupported element type " << elementType << " for Einsum";
+    operands.push_back(*value);
+    shapes.push_back(importer.shapeOf(*value));
+    ranks.push_back(type->getRank());
+  }
+  FailureOr<EinsumSubscripts> subscripts =
+      parseEinsum(importer, attr->s(), ranks);
+  if (failed(subscripts))
+    return failure();
+
+  // The loops: the result's subscripts, then the summed ones in order of
+  // appearance; each loop's size is the first one other than 1 that an
+  // operand gives it.
+  SmallVector<int> loops(subscripts->output);
+  for (ArrayRef<int> labels : subscripts->inputs)
+    for (int label : labels)
+      if (!llvm::is_contained(loops, label))
+        loops.push_back(label);
+  SmallVector<SymbolicSize> sizes(loops.size(), SymbolicSize(1));
+  SmallVector<bool> sized(loops.size(), false);
+  for (auto [labels, shape] : llvm::zip_equal(subscripts->inputs, shapes)) {
+    for (auto [label, size] : llvm::zip_equal(labels, shape)) {
+      size_t loop = llvm::find(loops, label) - loops.begin();
+      if (size == SymbolicSize(1) || size == sizes[loop])
+        continue;
+      if (!sized[loop] || sizes[loop] == SymbolicSize(1)) {
+        sizes[loop] = size;
+        sized[loop] = true;
+        continue;
+      }
+      if (!importer.unify(sizes[loop], size,
+                          "Einsum's operands differ in the size of a "
+                          "subscript"))
+        return importer.emitError()
+               << "Einsum's operands give one subscript the sizes "
+               << importer.str(sizes[loop]) << " and " << importer.str(size);
+    }
+  }
+  MLIRContext *ctx = importer.getContext();
+  SmallVector<AffineMap> maps;
+  for (auto [labels, shape] : llvm::zip_equal(subscripts->inputs, shapes)) {
+    SmallVector<AffineExpr> exprs;
+    for (auto [label, size] : llvm::zip_equal(labels, shape)) {
+      size_t loop = llvm::find(loops, label) - loops.begin();
+      exprs.push_back(size == SymbolicSize(1) && sizes[loop] != SymbolicSize(1)
+                          ? getAffineConstantExpr(0, ctx)
+                          : getAffineDimExpr(loop, ctx));
+    }
+    maps.push_back(AffineMap::get(loops.size(), 0, exprs, ctx));
+  }
+  SymbolicShape resultShape;
+  SmallVector<AffineExpr> resultExprs;
+  for (size_t i = 0; i < subscripts->output.size(); ++i) {
+    resultShape.push_back(sizes[i]);
+    resultExprs.push_back(getAffineDimExpr(i, ctx));
+  }
+  maps.push_back(AffineMap::get(loops.size(), 0, resultExprs, ctx));
+  SmallVector<utils::IteratorType> iterators(loops.size(),
+                                             utils::IteratorType::reduction);
+  for (size_t i = 0; i < subscripts->output.size(); ++i)
+    iterators[i] = utils::IteratorType::parallel;
+  for (size_t loop = 0; loop < loops.size(); ++loop)
+    if (!sized[loop] && sizes[loop] != SymbolicSize(1))
+      return importer.emitError() << "Einsum: a subscript has no size";
+
+  ImplicitLocOpBuilder &b = importer.builder();
+  bool isFloat = isa<FloatType>(elementType);
+  Value init = importer.splat(resultShape, elementType, 0);
+  auto generic = linalg::GenericOp::create(
+      b, TypeRange{init.getType()}, operands, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nested, Location loc, ValueRange args) {
+        Value product = args[0];
+        for (Value x : args.drop_front().drop_back())
+          product = isFloat ? Value(arith::MulFOp::create(nested, loc,
+                                                          product, x))
+                            : Value(arith::MulIOp::create(nested, loc,
+                                                          product, x));
+        Value sum = isFloat ? Value(arith::AddFOp::create(nested, loc,
+                                                          args.back(),
+                                                          product))
+                            : Value(arith::AddIOp::create(nested, loc,
+                                                          args.back(),
+                                                          product));
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+  return importer.setValue(
+      node, 0, importer.withShape(generic->getResult(0), resultShape));
+}
+
 void mlir::tfm::onnx_import::addNnHandlers(HandlerTable &table) {
+  table["Einsum"] = importEinsum;
   table["MatMul"] = importMatMul;
   table["Gemm"] = importGemm;
-  table["Softmax"] = importSoftmax;
-  table["ReduceMean"] = importReduceMean;
-  table["GlobalAveragePool"] = importGlobalAveragePool;
   table["LayerNormalization"] = importLayerNormalization;
   table["Conv"] = importConv;
 }

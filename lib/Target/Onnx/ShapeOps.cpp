@@ -1,11 +1,11 @@
 //===- ShapeOps.cpp - ONNX shape, slicing and constant ops ----------------===//
 //
 // Shape, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
-// Gather, Concat, Expand, Constant, ConstantOfShape, Range and Trilu. Each
-// evaluates on literals (so that exported shape subgraphs fold to constants)
-// and on symbolic sizes (the shapes of tensors with dynamic axes), and
-// otherwise emits tensor and linalg ops, their dynamic sizes materialized
-// from the symbolic ones.
+// Gather, Concat, Expand, Tile, Constant, ConstantOfShape, Range and Trilu.
+// Each evaluates on literals (so that exported shape subgraphs fold to
+// constants) and on symbolic sizes (the shapes of tensors with dynamic
+// axes), and otherwise emits tensor and linalg ops, their dynamic sizes
+// materialized from the symbolic ones.
 //
 // Over 700 lines because each op has two halves (evaluation on literals and
 // emission) that share its checks; splitting by op would put one small op
@@ -957,6 +957,64 @@ static LogicalResult importExpand(Importer &importer,
   return importer.setValue(node, 0, importer.broadcastTo(*value, shape));
 }
 
+/// Tile: input 0 repeated `repeats` (input 1, known at import) times along
+/// each axis. Emitted as a broadcast to [r0, d0, r1, d1, ...] collapsed to
+/// [r0 * d0, r1 * d1, ...].
+static LogicalResult importTile(Importer &importer,
+                                const onnx::NodeProto &node) {
+  FailureOr<SymbolicShape> from = importer.getShape(node, 0);
+  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<SmallVector<int64_t>> repeats =
+      importer.getInts(node, 1, "repeats");
+  if (failed(from) || failed(type) || failed(repeats))
+    return failure();
+  if (repeats->size() != from->size())
+    return importer.emitError()
+           << "Tile's repeats have " << repeats->size()
+           << " elements for an input of rank " << from->size();
+  SymbolicShape shape, broadcastShape;
+  SmallVector<int64_t> repeatedDims;
+  for (auto [size, repeat] : llvm::zip_equal(*from, *repeats)) {
+    if (repeat < 0)
+      return importer.emitError() << "Tile by a negative repeat, " << repeat;
+    shape.push_back(size * SymbolicSize(repeat));
+    repeatedDims.push_back(broadcastShape.size());
+    broadcastShape.push_back(SymbolicSize(repeat));
+    broadcastShape.push_back(size);
+  }
+  SmallVector<int64_t> staticShape = getStaticShape(shape);
+  bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
+  if (isStatic && product(staticShape) > (int64_t(1) << 28))
+    return importer.emitError() << "Tile to [" << staticShape
+                                << "] is too large";
+  if (std::optional<Literal> literal = importer.getLiteral(node, 0)) {
+    if (isStatic && product(staticShape) <= kMaxLiteralElements) {
+      SmallVector<int64_t> strides = getStrides(literal->shape);
+      return importer.setLiteral(
+          node, 0, remap(*literal, staticShape, [&](ArrayRef<int64_t> coords) {
+            int64_t index = 0;
+            for (size_t d = 0; d < coords.size(); ++d)
+              index += coords[d] % literal->shape[d] * strides[d];
+            return index;
+          }));
+    }
+  }
+  if (llvm::is_contained(shape, SymbolicSize(0)))
+    return importer.emitError()
+           << "unsupported computed tensor with a size of 0";
+  FailureOr<Value> value = importer.getValue(node, 0);
+  if (failed(value))
+    return failure();
+  Value broadcast = importer.withShape(
+      linalg::BroadcastOp::create(
+          importer.builder(), *value,
+          importer.empty(broadcastShape, type->getElementType()),
+          repeatedDims)
+          ->getResult(0),
+      broadcastShape);
+  return importer.setValue(node, 0, importer.reshape(broadcast, shape));
+}
+
 static LogicalResult importTrilu(Importer &importer,
                                  const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = importer.getType(node, 0);
@@ -1214,6 +1272,7 @@ void mlir::tfm::onnx_import::addShapeHandlers(HandlerTable &table) {
   table["Concat"] = importConcat;
   table["Gather"] = importGather;
   table["Expand"] = importExpand;
+  table["Tile"] = importTile;
   table["Trilu"] = importTrilu;
   table["Pad"] = importPad;
   table["ScatterND"] = importScatterND;
