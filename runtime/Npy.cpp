@@ -20,6 +20,8 @@ const char *tfm::runtime::dtypeName(DType type) {
     return "float32";
   case DType::F16:
     return "float16";
+  case DType::F64:
+    return "float64";
   case DType::I32:
     return "int32";
   case DType::I64:
@@ -39,6 +41,7 @@ size_t tfm::runtime::dtypeSize(DType type) {
   case DType::F32:
   case DType::I32:
     return 4;
+  case DType::F64:
   case DType::I64:
     return 8;
   }
@@ -50,6 +53,8 @@ bool tfm::runtime::parseDTypeName(const std::string &name, DType &type) {
     type = DType::F32;
   else if (name == "f16")
     type = DType::F16;
+  else if (name == "f64")
+    type = DType::F64;
   else if (name == "i32")
     type = DType::I32;
   else if (name == "i64")
@@ -75,12 +80,33 @@ std::string tfm::runtime::shapeToString(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
+/// The NumPy type descriptor of `type`.
+static const char *dtypeDescr(DType type) {
+  switch (type) {
+  case DType::F32:
+    return "<f4";
+  case DType::F16:
+    return "<f2";
+  case DType::F64:
+    return "<f8";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+    return "<i8";
+  case DType::B1:
+    return "|b1";
+  }
+  return "?";
+}
+
 /// Maps a NumPy type descriptor to a DType; `ok` is false for the others.
 static bool parseDescr(const std::string &descr, DType &type) {
   if (descr == "<f4")
     type = DType::F32;
   else if (descr == "<f2")
     type = DType::F16;
+  else if (descr == "<f8")
+    type = DType::F64;
   else if (descr == "<i4")
     type = DType::I32;
   else if (descr == "<i8")
@@ -346,7 +372,6 @@ bool tfm::runtime::readNpy(const std::string &path, Array &array,
 
 bool tfm::runtime::writeNpy(const std::string &path, const Array &array,
                             std::string &error) {
-  static const char *descrs[] = {"<f4", "<f2", "<i4", "<i8", "|b1"};
   std::string shape = "(";
   for (int64_t d : array.shape)
     shape += std::to_string(d) + ", ";
@@ -356,7 +381,7 @@ bool tfm::runtime::writeNpy(const std::string &path, const Array &array,
     shape.resize(shape.size() - 1);
   shape += ")";
   std::string header = std::string("{'descr': '") +
-                       descrs[static_cast<int>(array.dtype)] +
+                       dtypeDescr(array.dtype) +
                        "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that the data starts at a multiple of 64 bytes.
   size_t total = 10 + header.size() + 1;

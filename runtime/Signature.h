@@ -9,7 +9,7 @@
 //   in <name> <dtype> <d0>x<d1>x...     (one line per input, in order)
 //   out <name> <dtype> <d0>x<d1>x...    (one line per output, in order)
 //
-// with dtype one of f32, f16, i32, i64, b1 and the shape "scalar" for rank
+// with dtype one of f32, f16, f64, i32, i64, b1 and the shape "scalar" for rank
 // 0. A model with dynamic sizes lists them first and names them in the
 // shapes, which are separated by commas:
 //

@@ -46,8 +46,8 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
 # The signature's dtypes as NumPy's.
-_DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32,
-           "i64": np.int64, "b1": np.bool_}
+_DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64,
+           "i32": np.int32, "i64": np.int64, "b1": np.bool_}
 
 
 class CompileError(RuntimeError):

@@ -54,6 +54,8 @@ StringRef getDTypeName(Type type) {
     return "f32";
   if (type.isF16())
     return "f16";
+  if (type.isF64())
+    return "f64";
   if (type.isSignlessInteger(32))
     return "i32";
   if (type.isSignlessInteger(64))
@@ -133,7 +135,7 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
     return entry.emitError()
            << "entry @" << entry.getSymName() << ": " << kind << " " << index
            << " has elements of type " << tensor.getElementType()
-           << "; a compiled entry exchanges f32, f16, i32, i64 or i1 (bool)";
+           << "; a compiled entry exchanges f32, f16, f64, i32, i64 or i1 (bool)";
   std::string specName = name ? sanitizeName(name.getValue())
                               : (kind == "input" ? "arg" : "result") +
                                     std::to_string(index);

@@ -945,16 +945,16 @@ static StringRef describeNonTensorType(const onnx::TypeProto &type) {
 }
 
 /// Whether a compiled model's entry takes and returns tensors of `type`'s
-/// elements (tfm-prepare-entry's rule: f32, f16, i32, i64 and bool); f64
-/// and bf16 tensors are imported, but only inside the graph.
+/// elements (tfm-prepare-entry's rule: f32, f16, f64, i32, i64 and bool);
+/// bf16 tensors are imported, but only inside the graph.
 static bool isExchangedType(Type type) {
-  return type.isF32() || type.isF16() || type.isInteger(32) ||
+  return type.isF32() || type.isF16() || type.isF64() || type.isInteger(32) ||
          type.isInteger(64) || type.isInteger(1);
 }
 
 static constexpr const char *kExchangedTypes =
-    "a compiled model's inputs and outputs are FLOAT, FLOAT16, INT32, INT64 "
-    "or BOOL";
+    "a compiled model's inputs and outputs are FLOAT, FLOAT16, DOUBLE, "
+    "INT32, INT64 or BOOL";
 
 FailureOr<RankedTensorType>
 Importer::convertValueInfo(const onnx::ValueInfoProto &info,

@@ -8,7 +8,7 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?xf32> {
 }
 
 // RUN: not tfm-compile %s --entry bf16 -o %t 2>&1 | FileCheck %s --check-prefix=BF16
-// BF16: error: entry @bf16: input 0 has elements of type 'bf16'; a compiled entry exchanges f32, f16, i32, i64 or i1 (bool)
+// BF16: error: entry @bf16: input 0 has elements of type 'bf16'; a compiled entry exchanges f32, f16, f64, i32, i64 or i1 (bool)
 func.func @bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
   return %x : tensor<4xbf16>
 }
