@@ -187,6 +187,39 @@ class MixedOps(nn.Module):
         return torch.flatten(w, 1).unsqueeze(0).squeeze(0)
 
 
+class DecoderOps(nn.Module):
+    """The ops that today's decoders and their exports add: rotary tables
+    (Sin, Cos of positions that CumSum counts from a padding mask, Clip),
+    SiLU (Sigmoid), RMSNorm's Reciprocal, Einsum, LogSoftmax, ArgMax,
+    ReduceSum, ReduceMax, GreaterOrEqual, LessOrEqual, Or, Abs, Floor, Log,
+    Max, Min, flip (Slice with a negative step) and repeat (Tile)."""
+
+    def forward(self, x, mask):
+        d = x.shape[-1]
+        pos = (torch.cumsum(mask, dim=1) - 1).clamp(min=0)
+        inv = 1.0 / (10000 ** (torch.arange(0, d, 2).float() / d))
+        angles = pos.float().unsqueeze(-1) * inv
+        rot = torch.cat([torch.cos(angles), torch.sin(angles)], -1)
+        h = x * torch.sigmoid(x) + rot
+        h = h * torch.reciprocal(torch.sqrt(h.pow(2).mean(-1, keepdim=True)
+                                            + 1e-6))
+        g = torch.log_softmax(torch.einsum("bsd,btd->bst", h, x), -1)
+        idx = g.argmax(-1)
+        big = (x >= 0.5) | (x <= -0.5)
+        y = torch.where(big, torch.abs(x), torch.floor(x * 4) / 4)
+        y = torch.maximum(y, torch.minimum(h, x.flip(1)))
+        y = y + torch.log(torch.abs(x) + 1) + g.sum(-1, keepdim=True) / 64 \
+            + g.amax(-1, keepdim=True)
+        return y.repeat(1, 2, 1) + idx.float().repeat(1, 2).unsqueeze(-1) / 8
+
+
+def ones_and_zeros(batch, seq):
+    """An int64 mask of ones and zeros, a one first in each row."""
+    mask = (torch.rand(batch, seq) > 0.3).long()
+    mask[:, 0] = 1
+    return mask
+
+
 class ShiftMerge(nn.Module):
     """Swin's data movement at sizes that make its copies kernels of their
     own: a roll of the image by half a window each way (Slice and Concat),
@@ -306,6 +339,8 @@ MODELS = {
     "shift-merge": (ShiftMerge, lambda: (randn(2, 56, 56, 32),)),
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
+    "decoder-ops": (DecoderOps, lambda: (randn(BATCH, SEQ, D_MODEL),
+                                         ones_and_zeros(BATCH, SEQ))),
 }
 
 

@@ -550,6 +550,45 @@ static LogicalResult sliceAxis(Importer &importer, const SymbolicSize &dim,
   return success();
 }
 
+/// The slice of `value` whose element i along each dimension d is element
+/// offsets[d] + strides[d] * i, a stride negative or not: a linalg.generic
+/// over the slice that reads each element with tensor.extract. (A
+/// tensor.extract_slice has positive strides only, and tiling takes an
+/// operand's indexing map to grow with the loops, which offset - i does
+/// not.)
+static Value gatherSlice(Importer &importer, Value value,
+                         ArrayRef<SymbolicSize> offsets,
+                         ArrayRef<SymbolicSize> sizes,
+                         ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(value.getType());
+  MLIRContext *ctx = importer.getContext();
+  int64_t rank = type.getRank();
+  SmallVector<Value> starts;
+  for (const SymbolicSize &offset : offsets)
+    starts.push_back(importer.materialize(offset));
+  Value init = importer.empty(sizes, type.getElementType());
+  auto generic = linalg::GenericOp::create(
+      importer.builder(), TypeRange{init.getType()}, ValueRange{},
+      ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::getMultiDimIdentityMap(rank, ctx)},
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &b, Location loc, ValueRange) {
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value index = linalg::IndexOp::create(b, loc, d);
+          if (strides[d] != 1)
+            index = arith::MulIOp::create(
+                b, loc, index,
+                arith::ConstantIndexOp::create(b, loc, strides[d]));
+          indices.push_back(arith::AddIOp::create(b, loc, starts[d], index));
+        }
+        linalg::YieldOp::create(
+            b, loc, tensor::ExtractOp::create(b, loc, value, indices)
+                        .getResult());
+      });
+  return importer.withShape(generic->getResult(0), sizes);
+}
+
 static LogicalResult importSlice(Importer &importer,
                                  const onnx::NodeProto &node) {
   FailureOr<RankedTensorType> type = importer.getType(node, 0);
@@ -614,15 +653,16 @@ static LogicalResult importSlice(Importer &importer,
           literal.elements[staticOffsets[0] + i * strides[0]]);
     return importer.setSymbolic(node, 0, result);
   }
-  if (llvm::any_of(strides, [](int64_t s) { return s < 0; }))
-    return importer.emitError()
-           << "unsupported Slice with a negative step on a computed tensor";
   if (llvm::is_contained(sizes, SymbolicSize(0)))
     return importer.emitError()
            << "unsupported computed tensor with a size of 0";
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(value))
     return failure();
+  // A negative step (torch.flip, x[::-1]) reads the elements one by one.
+  if (llvm::any_of(strides, [](int64_t s) { return s < 0; }))
+    return importer.setValue(
+        node, 0, gatherSlice(importer, *value, offsets, sizes, strides));
   return importer.setValue(
       node, 0, extractSlice(importer, *value, offsets, sizes, strides));
 }
