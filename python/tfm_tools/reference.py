@@ -213,6 +213,12 @@ def layer_norm(x, gamma, beta, epsilon=1e-5):
     return (x - mean) / np.sqrt(var + epsilon) * gamma + beta
 
 
+def rms_norm(x, gamma, epsilon=1e-6):
+    """RMSNorm over the last dimension: x / sqrt(mean(x^2) + eps) * gamma."""
+    x, gamma = _f64(x, gamma)
+    return x / np.sqrt((x ** 2).mean(axis=-1, keepdims=True) + epsilon) * gamma
+
+
 def add_norm(residual, sublayer, gamma, beta, epsilon=1e-5):
     """d2l's AddNorm: LN(dropout(Y) + X)."""
     residual, sublayer = _f64(residual, sublayer)

@@ -213,6 +213,23 @@ class DecoderOps(nn.Module):
         return y.repeat(1, 2, 1) + idx.float().repeat(1, 2).unsqueeze(-1) / 8
 
 
+class RMSNorm(nn.Module):
+    """Llama's RMSNorm as its reference code writes it (the mean square in
+    float32, x * rsqrt(mean + eps) * weight), then a linear, so that the
+    norm feeds a product as in a decoder block."""
+
+    def __init__(self, d=D_MODEL, eps=1e-6):
+        super().__init__()
+        self.weight = nn.Parameter(1 + 0.1 * torch.randn(d))
+        self.eps = eps
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        variance = x.to(torch.float32).pow(2).mean(-1, keepdim=True)
+        h = x * torch.rsqrt(variance + self.eps)
+        return self.proj(self.weight * h)
+
+
 def ones_and_zeros(batch, seq):
     """An int64 mask of ones and zeros, a one first in each row."""
     mask = (torch.rand(batch, seq) > 0.3).long()
@@ -339,6 +356,7 @@ MODELS = {
     "shift-merge": (ShiftMerge, lambda: (randn(2, 56, 56, 32),)),
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
+    "rms-norm": (RMSNorm, lambda: (randn(BATCH, SEQ, D_MODEL),)),
     "decoder-ops": (DecoderOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                          ones_and_zeros(BATCH, SEQ))),
 }

@@ -385,6 +385,18 @@ def layer_norm(p, rng):
     return c
 
 
+def rms_norm(p, rng):
+    """batch=2x3 d=7 epsilon=E offset=O (added to the input)"""
+    batch, d, eps = p.shape("batch", "2x3"), p.int("d", 7), p.float("epsilon")
+    c = Case()
+    x = randn(rng, *batch, d) + np.float32(p.float("offset", 0.0))
+    gamma = 1 + randn(rng, d, scale=0.5)
+    c.op("tfm.rms_norm", c.args_of(("input", x), ("gamma", gamma)),
+         attrs={"epsilon": eps})
+    c.expected = ref.rms_norm(x, gamma, 1e-6 if eps is None else eps)
+    return c
+
+
 def add_norm(p, rng):
     """batch=2x3 d=7 epsilon=E dropout=R"""
     batch, d, eps = p.shape("batch", "2x3"), p.int("d", 7), p.float("epsilon")
@@ -486,7 +498,7 @@ def prepend_class_token(p, rng):
 OPS = {f.__name__: f for f in [
     batch_matmul, masked_softmax, attention, additive_attention,
     kernel_pooling, split_heads, merge_heads, multi_head_attention, linear,
-    ffn, layer_norm, add_norm, gelu, dropout, embedding, positional_encoding,
+    ffn, layer_norm, rms_norm, add_norm, gelu, dropout, embedding, positional_encoding,
     patch_embed, prepend_class_token]}
 
 

@@ -264,6 +264,55 @@ struct LowerLayerNorm : OpConversionPattern<LayerNormOp> {
   }
 };
 
+/// One reduction over the last dimension, `sum(x²)`, then one elementwise
+/// `x / sqrt(sum / D + eps) * gamma`, in f32.
+struct LowerRmsNorm : OpConversionPattern<RmsNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RmsNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank();
+    Type f32 = rewriter.getF32Type();
+    Value count = createDimAsFloat(rewriter, loc, input, rank - 1, f32);
+    Value sqSum = createRowReduction(
+        rewriter, loc, input, {},
+        [](OpBuilder &b, Location l, Value x, ValueRange) {
+          return arith::MulFOp::create(b, l, x, x).getResult();
+        });
+
+    auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
+    auto rowMap = getLeadingDimsMap(rank, rank - 1, ctx);
+    auto featureMap = identity.getMinorSubMap(1);
+    Value epsilon =
+        createF32Constant(rewriter, loc, op.getEpsilon().convertToDouble());
+    Value init = createEmptyLike(rewriter, loc, type, input);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type},
+        ValueRange{input, sqSum, adaptor.getGamma()}, ValueRange{init},
+        ArrayRef<AffineMap>{identity, rowMap, featureMap, identity},
+        parallelIterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = convertFloat(b, l, args[0], f32);
+          Value meanSquare = arith::DivFOp::create(b, l, args[1], count);
+          Value rms = math::SqrtOp::create(
+              b, l, arith::AddFOp::create(b, l, meanSquare, epsilon));
+          Value scaled = arith::MulFOp::create(
+              b, l, arith::DivFOp::create(b, l, x, rms),
+              convertFloat(b, l, args[2], f32));
+          linalg::YieldOp::create(
+              b, l, convertFloat(b, l, scaled, type.getElementType()));
+        });
+    rewriter.replaceOp(op, castToTensorType(rewriter, loc, generic.getResult(0),
+                                            op.getType()));
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // gelu and dropout
 //===----------------------------------------------------------------------===//
@@ -313,6 +362,7 @@ struct LowerDropout : OpConversionPattern<DropoutOp> {
 } // namespace
 
 void tfm::populateLayerToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerLinear, LowerLayerNorm, LowerGelu, LowerDropout>(
+  patterns.add<LowerLinear, LowerLayerNorm, LowerRmsNorm, LowerGelu,
+               LowerDropout>(
       patterns.getContext());
 }

@@ -216,6 +216,37 @@ func.func @layer_norm_f16_dynamic(%x: tensor<?x?x4xf16>, %g: tensor<4xf16>,
 
 // -----
 
+// tfm.rms_norm: one reduction, sum(x²) in f32, then x / sqrt(sum / D + eps)
+// * gamma in one elementwise generic.
+
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[FEAT:.*]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-LABEL: func.func @rms_norm_f16_dynamic
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x8xf16>, %[[G:.*]]: tensor<8xf16>)
+// CHECK: %[[D:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<?x?x8xf16>) outs(%{{.*}} : tensor<?x?xf32>)
+// CHECK: %[[XF:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.mulf %[[XF]], %[[XF]] : f32
+// CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[FEAT]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[SQ]], %[[G]] :
+// CHECK: ^bb0(%{{.*}}: f16, %[[SQIN:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16):
+// CHECK: %[[MS:.*]] = arith.divf %[[SQIN]], %[[D]] : f32
+// CHECK: %[[ME:.*]] = arith.addf %[[MS]], %[[EPS]] : f32
+// CHECK: %[[RMS:.*]] = math.sqrt %[[ME]] : f32
+// CHECK: arith.divf %{{.*}}, %[[RMS]] : f32
+// CHECK: arith.mulf
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @rms_norm_f16_dynamic(%x: tensor<?x?x8xf16>, %g: tensor<8xf16>) -> tensor<?x?x8xf16> {
+  %y = tfm.rms_norm %x, %g {epsilon = 1.0e-05 : f64}
+      : (tensor<?x?x8xf16>, tensor<8xf16>) -> tensor<?x?x8xf16>
+  return %y : tensor<?x?x8xf16>
+}
+
+// -----
+
 // A dynamic feature dimension: the divisor comes from tensor.dim.
 
 // CHECK-LABEL: func.func @layer_norm_dynamic_features

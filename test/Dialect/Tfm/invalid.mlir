@@ -1355,6 +1355,59 @@ func.func @ffn_result(%x: tensor<3x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<6x8
 // -----
 
 //===----------------------------------------------------------------------===//
+// rms_norm
+//===----------------------------------------------------------------------===//
+
+func.func @rms_norm_input_rank(%x: tensor<f32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'tfm.rms_norm' op expected input of rank at least 1 [..., features], found 'tensor<f32>'}}
+  %0 = tfm.rms_norm %x, %g : (tensor<f32>, tensor<4xf32>) -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_element_type(%x: tensor<3x4xf16>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{expected gamma to have element type 'f16' like input, found 'tensor<4xf32>'}}
+  %0 = tfm.rms_norm %x, %g : (tensor<3x4xf16>, tensor<4xf32>) -> tensor<3x4xf16>
+  return
+}
+
+// -----
+
+func.func @rms_norm_gamma_size(%x: tensor<3x4xf32>, %g: tensor<3xf32>) {
+  // expected-error @+1 {{expected dimension 0 of gamma to be 4 (the input's last dimension), found 'tensor<3xf32>'}}
+  %0 = tfm.rms_norm %x, %g : (tensor<3x4xf32>, tensor<3xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_gamma_rank(%x: tensor<3x4xf32>, %g: tensor<1x4xf32>) {
+  // expected-error @+1 {{expected gamma of rank 1 [features], found 'tensor<1x4xf32>'}}
+  %0 = tfm.rms_norm %x, %g : (tensor<3x4xf32>, tensor<1x4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_epsilon_infinite(%x: tensor<3x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+1 {{'tfm.rms_norm' op expected a non-negative finite epsilon, found INF}}
+  %0 = tfm.rms_norm %x, %g {epsilon = 0x7FF0000000000000 : f64} : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_result_type(%x: tensor<3x4xf32>, %g: tensor<4xf32>) {
+  // expected-error @+2 {{'tfm.rms_norm' op inferred type(s) 'tensor<3x4xf32>' are incompatible with return type(s) of operation 'tensor<4x3xf32>'}}
+  // expected-error @+1 {{failed to infer returned types}}
+  %0 = tfm.rms_norm %x, %g : (tensor<3x4xf32>, tensor<4xf32>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // layer_norm and add_norm
 //===----------------------------------------------------------------------===//
 

@@ -632,6 +632,21 @@ func.func @ffn_second_bias_only_dynamic_bf16(%x: tensor<?x?x4xbf16>, %w1: tensor
 }
 
 //===----------------------------------------------------------------------===//
+// rms_norm
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @rms_norm(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x3x4xf16>, %[[GAMMA:.*]]: tensor<4xf16>)
+// CHECK:         %[[R:.*]] = tfm.rms_norm %[[X]], %[[GAMMA]] {epsilon = 1.000000e-05 : f64} :
+// CHECK-SAME:      (tensor<?x3x4xf16>, tensor<4xf16>) -> tensor<?x3x4xf16>
+// CHECK:         tfm.rms_norm %[[X]], %[[GAMMA]] :
+func.func @rms_norm(%x: tensor<?x3x4xf16>, %gamma: tensor<4xf16>) -> (tensor<?x3x4xf16>, tensor<?x3x4xf16>) {
+  %r = tfm.rms_norm %x, %gamma {epsilon = 1.0e-5 : f64} : (tensor<?x3x4xf16>, tensor<4xf16>) -> tensor<?x3x4xf16>
+  %d = tfm.rms_norm %x, %gamma : (tensor<?x3x4xf16>, tensor<4xf16>) -> tensor<?x3x4xf16>
+  return %r, %d : tensor<?x3x4xf16>, tensor<?x3x4xf16>
+}
+
+//===----------------------------------------------------------------------===//
 // layer_norm and add_norm
 //===----------------------------------------------------------------------===//
 

@@ -23,7 +23,7 @@ namespace tfm {
 void populateAttentionToLinalgPatterns(RewritePatternSet &patterns,
                                        bool decodePath = false);
 
-/// linear, layer_norm, gelu, dropout (LayerOps.cpp).
+/// linear, layer_norm, rms_norm, gelu, dropout (LayerOps.cpp).
 void populateLayerToLinalgPatterns(RewritePatternSet &patterns);
 
 /// embedding, positional_encoding, patch_embed, prepend_class_token

@@ -137,6 +137,33 @@ LogicalResult LayerNormOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult RmsNormOp::verify() {
+  NamedValue input{"input", getInput()}, gamma{"gamma", getGamma()};
+  if (failed(verifyMinRank(*this, input, 1, "[..., features]")) ||
+      failed(verifySameElementType(*this, input, {gamma})) ||
+      failed(verifyRank(*this, gamma, 1, "[features]")) ||
+      failed(verifyDim(*this, gamma, 0, input.getDim(-1),
+                       "the input's last dimension")))
+    return failure();
+  double epsilon = getEpsilon().convertToDouble();
+  if (!(epsilon >= 0.0) || !std::isfinite(epsilon))
+    return emitOpError() << "expected a non-negative finite epsilon, found "
+                         << epsilon;
+  return success();
+}
+
+LogicalResult RmsNormOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> loc,
+                                          Adaptor adaptor,
+                                          SmallVectorImpl<Type> &types) {
+  auto input = getRankedOrError(loc, getOperationName(), "input",
+                                adaptor.getInput(), 1);
+  if (!input)
+    return failure();
+  types.push_back(input);
+  return success();
+}
+
 LogicalResult AddNormOp::verify() {
   NamedValue residual{"residual", getResidual()},
       sublayer{"sublayer", getSublayer()}, gamma{"gamma", getGamma()},

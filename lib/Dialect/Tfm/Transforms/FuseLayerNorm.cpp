@@ -1,13 +1,15 @@
-//===- FuseLayerNorm.cpp - Fuse layer normalization into tfm.layer_norm ---===//
+//===- FuseLayerNorm.cpp - Fuse normalizations into tfm ops ---------------===//
 //
 // Implements `tfm-fuse-layer-norm`: `(x - mean(x)) / sqrt(var(x) + eps)`
 // over the last dimension, with the biased variance `mean((x - mean(x))²)`,
 // optionally followed by `· γ + β`, written with upstream ops, becomes
-// `tfm.layer_norm`.
+// `tfm.layer_norm`; `x / sqrt(mean(x²) + eps)`, optionally followed by
+// `· γ`, becomes `tfm.rms_norm`.
 //
 // The pattern is anchored at the normalization, `d / sqrt(v + eps)` or
-// `d · rsqrt(v + eps)` with `d = x - mean(x)`, and then takes in the affine
-// `· γ` and `+ β` that follow it. Per-row statistics (`[..., ]` after the
+// `d · rsqrt(v + eps)` with `d = x - mean(x)` (a layer norm) or `d = x` (an
+// RMS norm, tried when the layer norm does not match), and then takes in
+// the affine `· γ` and `+ β` (a layer norm's only) that follow it. Per-row statistics (`[..., ]` after the
 // reduction of `[..., D]`) may be combined before or after their broadcast
 // back to `[..., D]`, and may pass through reshapes that only add or remove
 // unit dimensions (keep-dims forms).
@@ -60,17 +62,30 @@ bool isRowBroadcast(linalg::BroadcastOp op) {
   return op.getDimensions().size() == 1 && op.getDimensions()[0] == rank - 1;
 }
 
-/// Matches the subgraph of a layer normalization, collecting its ops.
+/// Matches the subgraph of a layer normalization (or, not `centered`, of
+/// an RMS normalization), collecting its ops.
 class LayerNormMatcher {
 public:
+  explicit LayerNormMatcher(bool centered) : centered(centered) {}
+
   /// Intermediate ops of the match: none may have a user outside it.
   SmallVector<Operation *> ops;
-  /// The normalized input `x`, set by the first match of `x - mean(x)`.
+  /// The normalized input `x`, set by the first match of `x - mean(x)`
+  /// (of `x` when not centered).
   Value input;
   double epsilon = 0.0;
+  /// Whether `d = x - mean(x)` (a layer norm) rather than `d = x`.
+  bool centered;
 
-  /// Matches `d = x - mean(x)`, setting or checking `input`.
+  /// Matches `d = x - mean(x)` (`d = x` when not centered), setting or
+  /// checking `input`.
   bool matchCentered(Value d) {
+    if (!centered) {
+      if (input && d != input)
+        return false;
+      input = d;
+      return true;
+    }
     auto sub = d.getDefiningOp<arith::SubFOp>();
     if (!sub)
       return false;
@@ -198,7 +213,8 @@ private:
     return in;
   }
 
-  /// Matches `mean(d · d)` or `mean(powf(d, 2))` for `d = x - mean(x)`.
+  /// Matches `mean(d · d)` or `mean(powf(d, 2))` for `d = x - mean(x)` (or
+  /// `d = x`).
   bool matchVariance(Value value) {
     Value squared = matchMean(value);
     if (!squared)
@@ -304,8 +320,8 @@ bool isComputedBy(Value value, ArrayRef<Operation *> ops) {
   return llvm::is_contained(ops, value.getDefiningOp());
 }
 
-/// Fuses a layer normalization anchored at its `d / stddev` (`arith.divf`) or
-/// `d · rstd` (`arith.mulf`).
+/// Fuses a layer normalization, or else an RMS normalization, anchored at
+/// its `d / stddev` (`arith.divf`) or `d · rstd` (`arith.mulf`).
 template <typename OpTy> struct FuseLayerNormPattern : OpRewritePattern<OpTy> {
   FuseLayerNormPattern(MLIRContext *context, llvm::Statistic &numFused)
       : OpRewritePattern<OpTy>(context), numFused(numFused) {}
@@ -319,18 +335,19 @@ template <typename OpTy> struct FuseLayerNormPattern : OpRewritePattern<OpTy> {
 
     constexpr bool reciprocal = std::is_same_v<OpTy, arith::MulFOp>;
     std::optional<LayerNormMatcher> match;
-    for (int i = 0; i < (reciprocal ? 2 : 1) && !match; ++i) {
-      LayerNormMatcher matcher;
-      if (matcher.matchCentered(op->getOperand(i)) &&
-          matcher.matchStddev(op->getOperand(1 - i), reciprocal) &&
-          matcher.input.getType() == type)
-        match = std::move(matcher);
-    }
+    for (bool centered : {true, false})
+      for (int i = 0; i < (reciprocal ? 2 : 1) && !match; ++i) {
+        LayerNormMatcher matcher(centered);
+        if (matcher.matchCentered(op->getOperand(i)) &&
+            matcher.matchStddev(op->getOperand(1 - i), reciprocal) &&
+            matcher.input.getType() == type)
+          match = std::move(matcher);
+      }
     if (!match)
-      return rewriter.notifyMatchFailure(op, "not a layer normalization");
+      return rewriter.notifyMatchFailure(op, "not a normalization");
     match->ops.push_back(op);
 
-    // The affine part: `· γ`, then `+ β`, each optional.
+    // The affine part: `· γ`, then (a layer norm's) `+ β`, each optional.
     Operation *root = op;
     RowParameter gamma{Value(), 1.0, /*isSplatOnly=*/true};
     RowParameter beta{Value(), 0.0, /*isSplatOnly=*/true};
@@ -343,7 +360,7 @@ template <typename OpTy> struct FuseLayerNormPattern : OpRewritePattern<OpTy> {
           root = user;
         }
     }
-    if (root->hasOneUse()) {
+    if (match->centered && root->hasOneUse()) {
       Operation *user = *root->getUsers().begin();
       if (Value b = getOtherOperand<arith::AddFOp>(user, root->getResult(0));
           b && !isComputedBy(b, match->ops))
@@ -358,6 +375,13 @@ template <typename OpTy> struct FuseLayerNormPattern : OpRewritePattern<OpTy> {
 
     rewriter.setInsertionPoint(root);
     Location loc = root->getLoc();
+    if (!match->centered) {
+      rewriter.replaceOpWithNewOp<RmsNormOp>(
+          root, type, match->input, materialize(rewriter, loc, type, gamma),
+          rewriter.getF64FloatAttr(match->epsilon));
+      ++numFused;
+      return success();
+    }
     rewriter.replaceOpWithNewOp<LayerNormOp>(
         root, type, match->input, materialize(rewriter, loc, type, gamma),
         materialize(rewriter, loc, type, beta),

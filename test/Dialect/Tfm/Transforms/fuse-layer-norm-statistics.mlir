@@ -9,7 +9,7 @@
 // Debian's LLVM 22 is a release build: `llvm::Statistic` is a no-op there
 // (no LLVM_FORCE_ENABLE_STATS) and the statistics report is empty. So the
 // STATS run only fails if a report shows another count than the expected
-// `(S) 1 fused - Layer normalizations fused`, and the COUNT run checks the same number on the
+// `(S) 1 fused - Layer and RMS normalizations fused`, and the COUNT run checks the same number on the
 // output, where every increment of the statistic is one rewrite.
 
 // STATS: Pass statistics report

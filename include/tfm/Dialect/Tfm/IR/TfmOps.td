@@ -433,6 +433,27 @@ def Tfm_LayerNormOp : Tfm_InferredOp<"layer_norm"> {
   }];
 }
 
+def Tfm_RmsNormOp : Tfm_InferredOp<"rms_norm"> {
+  let summary = "root-mean-square normalization over the last dimension";
+  let description = [{
+    `x / sqrt(mean(x²) + epsilon) * gamma` over the last dimension of
+    `input` (`[..., D]`), as `nn.RMSNorm(D)` and the norms of Llama-style
+    decoders: no centring and no bias. `gamma` is `[D]`; `epsilon`
+    defaults to 1e-6 (Llama's). Computed in f32 for f16 inputs.
+
+    ```mlir
+    %y = tfm.rms_norm %x, %gamma {epsilon = 1.0e-05 : f64}
+        : (tensor<2x3x4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$gamma,
+                       Tfm_DefaultF64<"1.0e-6">:$epsilon);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $gamma attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def Tfm_AddNormOp : Tfm_InferredOp<"add_norm"> {
   let summary = "residual connection then layer norm (post-norm)";
   let description = [{

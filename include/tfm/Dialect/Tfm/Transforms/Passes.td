@@ -229,11 +229,14 @@ def TfmFuseMultiHeadAttention : Pass<"tfm-fuse-multi-head-attention"> {
 }
 
 def TfmFuseLayerNorm : Pass<"tfm-fuse-layer-norm"> {
-  let summary = "Fuse a decomposed layer normalization into tfm.layer_norm";
+  let summary = "Fuse decomposed layer and RMS normalizations into tfm ops";
   let description = [{
     Recognises `(x - mean(x)) / sqrt(mean((x - mean(x))²) + eps) · γ + β`
     over the last dimension, written with upstream ops, as importers and
-    hand-written graphs do, and replaces it with `tfm.layer_norm`.
+    hand-written graphs do, and replaces it with `tfm.layer_norm`; and,
+    where that does not match, `x / sqrt(mean(x²) + eps) · γ` (Llama's
+    RMSNorm, as `torch.onnx.export` writes `x * rsqrt(mean(x²) + eps) * w`)
+    with `tfm.rms_norm`.
 
     Recognised pieces:
     - The mean over the last dimension: `linalg.reduce` with an
@@ -242,20 +245,21 @@ def TfmFuseLayerNorm : Pass<"tfm-fuse-layer-norm"> {
       back to `[..., D]`; reshapes that only add or remove unit dimensions
       (keep-dims forms) anywhere between the reduction and the broadcast.
     - The biased variance: the mean of `d · d` or `math.powf(d, 2)` with
-      `d = x - mean(x)`.
+      `d = x - mean(x)` (`d = x`: the mean square of an RMS norm).
     - The normalization: `d / sqrt(var + eps)`, `d · rsqrt(var + eps)`,
       `d · (1 / sqrt(var + eps))` or `math.powf` by ±0.5, with a constant
       `eps`, which becomes the op's `epsilon`.
-    - The affine part, each optional: `· γ` and then `+ β`, where γ and β
-      are `[D]` vectors broadcast along the leading dimensions, or splat
-      constants. Without them the op gets constant ones and zeros.
+    - The affine part, each optional: `· γ` and then (a layer norm only)
+      `+ β`, where γ and β are `[D]` vectors broadcast along the leading
+      dimensions, or splat constants. Without them the op gets constant
+      ones and zeros.
 
     Nothing is fused for a reduction over another dimension, the unbiased
     variance (a division by D - 1), an `eps` that is not a constant, a
     dynamic D, or an intermediate with a user outside the normalization.
   }];
   let statistics = [
-    Statistic<"numFused", "fused", "Layer normalizations fused">,
+    Statistic<"numFused", "fused", "Layer and RMS normalizations fused">,
   ];
   let dependentDialects = [
     "::mlir::tfm::TfmDialect",
