@@ -183,8 +183,15 @@ def dropout(x, rate=0.0):
     return np.asarray(x, dtype=np.float64)
 
 
+def silu(x):
+    """x * sigmoid(x) (nn.SiLU; Llama's gate)."""
+    (x,) = _f64(x)
+    return x / (1.0 + np.exp(-x))
+
+
 _ACTIVATIONS = {
     "none": lambda x: x,
+    "silu": silu,
     "relu": relu,
     "gelu": gelu,
     "gelu_tanh": lambda x: gelu(x, "tanh"),

@@ -230,6 +230,23 @@ class RMSNorm(nn.Module):
         return self.proj(self.weight * h)
 
 
+class LlamaMLP(nn.Module):
+    """The second half of a Llama block: x + down(silu(gate(n)) * up(n))
+    for n = RMSNorm(x), the SwiGLU feed-forward without biases."""
+
+    def __init__(self, d=D_MODEL, f=FFN):
+        super().__init__()
+        self.norm = RMSNorm(d)
+        self.gate = nn.Linear(d, f, bias=False)
+        self.up = nn.Linear(d, f, bias=False)
+        self.down = nn.Linear(f, d, bias=False)
+
+    def forward(self, x):
+        variance = x.pow(2).mean(-1, keepdim=True)
+        n = self.norm.weight * (x * torch.rsqrt(variance + self.norm.eps))
+        return x + self.down(nn.functional.silu(self.gate(n)) * self.up(n))
+
+
 def ones_and_zeros(batch, seq):
     """An int64 mask of ones and zeros, a one first in each row."""
     mask = (torch.rand(batch, seq) > 0.3).long()
@@ -357,6 +374,7 @@ MODELS = {
     "mixed-ops": (MixedOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                      torch.randint(0, 50, (BATCH, SEQ)))),
     "rms-norm": (RMSNorm, lambda: (randn(BATCH, SEQ, D_MODEL),)),
+    "llama-mlp": (LlamaMLP, lambda: (randn(BATCH, SEQ, D_MODEL),)),
     "decoder-ops": (DecoderOps, lambda: (randn(BATCH, SEQ, D_MODEL),
                                          ones_and_zeros(BATCH, SEQ))),
 }

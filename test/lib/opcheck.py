@@ -332,16 +332,18 @@ def multi_head_attention(p, rng):
     return c
 
 
-ACTIVATIONS = ("none", "relu", "gelu", "gelu_tanh")
+ACTIVATIONS = ("none", "relu", "gelu", "gelu_tanh", "silu")
 
 
 def linear(p, rng):
-    """batch=2x3 k=7 n=9 bias activation=none|relu|gelu|gelu_tanh"""
+    """batch=2x3 k=7 n=9 bias activation=none|relu|gelu|gelu_tanh|silu
+    scale=S (of the input: the activations' tails)"""
     batch, k, n = p.shape("batch", "2x3"), p.int("k", 7), p.int("n", 9)
     with_bias = p.flag("bias")
     activation = p.choice("activation", "none", ACTIVATIONS)
     c = Case()
-    x, w = randn(rng, *batch, k), randn(rng, n, k, scale=1 / math.sqrt(k))
+    x = randn(rng, *batch, k, scale=p.float("scale", 1.0))
+    w = randn(rng, n, k, scale=1 / math.sqrt(k))
     b = randn(rng, n) if with_bias else None
     c.op("tfm.linear", c.args_of(("input", x), ("weight", w), ("bias", b)),
          attrs={"activation": graph.enum("tfm.activation", activation)

@@ -61,6 +61,15 @@ Value createGeluTanh(OpBuilder &b, Location loc, Value x) {
   return arith::MulFOp::create(b, loc, half, onePlus);
 }
 
+/// `x / (1 + exp(-x))`, SiLU, on the f32 scalar `x` (0 where exp(-x)
+/// overflows, for x below -88).
+Value createSilu(OpBuilder &b, Location loc, Value x) {
+  Value exp = math::ExpOp::create(b, loc, arith::NegFOp::create(b, loc, x));
+  Value onePlus =
+      arith::AddFOp::create(b, loc, createF32Constant(b, loc, 1.0), exp);
+  return arith::DivFOp::create(b, loc, x, onePlus);
+}
+
 /// `max(x, 0)` on the f32 scalar `x`.
 Value createRelu(OpBuilder &b, Location loc, Value x) {
   return arith::MaximumFOp::create(b, loc, x, createF32Constant(b, loc, 0.0));
@@ -79,6 +88,8 @@ ScalarFn getActivationFn(Activation activation) {
     return createGeluErf;
   case Activation::gelu_tanh:
     return createGeluTanh;
+  case Activation::silu:
+    return createSilu;
   }
   llvm_unreachable("unknown activation");
 }

@@ -6,7 +6,9 @@
 //   by the addition of a bias broadcast along the rows becomes `tfm.linear`
 //   with the bias;
 // - `tfm.linear` without activation followed by a ReLU (`arith.maximumf`
-//   with zeros) or `tfm.gelu` becomes `tfm.linear` with that activation.
+//   with zeros), `tfm.gelu` or a SiLU (`y · sigmoid(y)`, the sigmoid as
+//   `1 / (1 + exp(-y))`, as the ONNX importer writes `Sigmoid`) becomes
+//   `tfm.linear` with that activation.
 //
 // Only an intermediate without another user is fused.
 //
@@ -19,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -202,6 +205,53 @@ private:
   llvm::Statistic &numFused;
 };
 
+/// Whether `value` is `1 / (1 + exp(-y))`, each piece used once.
+bool isSigmoidOf(Value value, Value y) {
+  auto div = value.getDefiningOp<arith::DivFOp>();
+  if (!div || !value.hasOneUse() || !isSplat(div.getLhs(), 1.0))
+    return false;
+  auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add || !add->hasOneUse())
+    return false;
+  for (auto [one, e] : {std::pair(add.getLhs(), add.getRhs()),
+                        std::pair(add.getRhs(), add.getLhs())}) {
+    auto exp = e.getDefiningOp<math::ExpOp>();
+    if (!isSplat(one, 1.0) || !exp || !exp->hasOneUse())
+      continue;
+    auto neg = exp.getOperand().getDefiningOp<arith::NegFOp>();
+    if (neg && neg->hasOneUse() && neg.getOperand() == y)
+      return true;
+  }
+  return false;
+}
+
+/// `y · sigmoid(y)` (either order) for `y = linear(x, W, b?)` -> `linear`
+/// with SiLU. `y` has no user but the product and the sigmoid.
+struct FuseSilu : OpRewritePattern<arith::MulFOp> {
+  FuseSilu(MLIRContext *context, llvm::Statistic &numFused)
+      : OpRewritePattern(context), numFused(numFused) {}
+
+  LogicalResult matchAndRewrite(arith::MulFOp op,
+                                PatternRewriter &rewriter) const override {
+    for (auto [y, sigmoid] : {std::pair(op.getLhs(), op.getRhs()),
+                              std::pair(op.getRhs(), op.getLhs())}) {
+      auto linear = y.getDefiningOp<LinearOp>();
+      if (!linear || linear.getActivation() != Activation::none ||
+          op.getType() != linear.getType() || !isSigmoidOf(sigmoid, y) ||
+          std::distance(y.use_begin(), y.use_end()) != 2)
+        continue;
+      // The sigmoid's pieces, used by the product only, die with it.
+      fuseActivation(rewriter, op, linear, Activation::silu);
+      ++numFused;
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a SiLU of a linear");
+  }
+
+private:
+  llvm::Statistic &numFused;
+};
+
 struct TfmFuseLinearPass : tfm::impl::TfmFuseLinearBase<TfmFuseLinearPass> {
   using Base::Base;
 
@@ -209,8 +259,8 @@ struct TfmFuseLinearPass : tfm::impl::TfmFuseLinearBase<TfmFuseLinearPass> {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
     patterns.add<FuseBias, FuseRelu<arith::MaximumFOp>,
-                 FuseRelu<arith::MaxNumFOp>, FuseGeluActivation>(context,
-                                                                 numFused);
+                 FuseRelu<arith::MaxNumFOp>, FuseGeluActivation, FuseSilu>(
+        context, numFused);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

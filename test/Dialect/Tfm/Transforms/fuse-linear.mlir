@@ -258,3 +258,57 @@ func.func @neg_matmul_not_linear(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>,
   %3 = arith.addf %2, %bb : tensor<4x16xf32>
   return %1, %3 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// SiLU as the ONNX importer writes `Mul(y, Sigmoid(y))`: y · (1 / (1 +
+// exp(-y))), after a biased linear; the sigmoid's pieces go with it.
+
+// CHECK-LABEL: func.func @silu
+// CHECK-SAME:    (%[[X:.*]]: tensor<2x4x8xf32>, %[[W:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<16xf32>)
+// CHECK:         %[[Y:.*]] = tfm.linear %[[X]], %[[W]], %[[B]] {activation = #tfm.activation<silu>}
+// CHECK-NOT:     math.exp
+// CHECK:         return %[[Y]]
+func.func @silu(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>) -> tensor<2x4x16xf32> {
+  %one = arith.constant dense<1.0> : tensor<2x4x16xf32>
+  %y = tfm.linear %x, %w, %b : (tensor<2x4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<2x4x16xf32>
+  %n = arith.negf %y : tensor<2x4x16xf32>
+  %e = math.exp %n : tensor<2x4x16xf32>
+  %d = arith.addf %one, %e : tensor<2x4x16xf32>
+  %s = arith.divf %one, %d : tensor<2x4x16xf32>
+  %r = arith.mulf %s, %y : tensor<2x4x16xf32>
+  return %r : tensor<2x4x16xf32>
+}
+
+// -----
+
+// Not a SiLU: the sigmoid of another tensor, a sigmoid that is also
+// returned, and 2 / (1 + exp(-y)).
+
+// CHECK-LABEL: func.func @neg_silu
+// CHECK-NOT:     activation = #tfm.activation<silu>
+// CHECK:         return
+func.func @neg_silu(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %z: tensor<4x16xf32>)
+    -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
+  %one = arith.constant dense<1.0> : tensor<4x16xf32>
+  %two = arith.constant dense<2.0> : tensor<4x16xf32>
+  %y = tfm.linear %x, %w : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %n = arith.negf %z : tensor<4x16xf32>
+  %e = math.exp %n : tensor<4x16xf32>
+  %d = arith.addf %one, %e : tensor<4x16xf32>
+  %s = arith.divf %one, %d : tensor<4x16xf32>
+  %r = arith.mulf %y, %s : tensor<4x16xf32>
+  %y2 = tfm.linear %x, %w : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %n2 = arith.negf %y2 : tensor<4x16xf32>
+  %e2 = math.exp %n2 : tensor<4x16xf32>
+  %d2 = arith.addf %one, %e2 : tensor<4x16xf32>
+  %s2 = arith.divf %one, %d2 : tensor<4x16xf32>
+  %r2 = arith.mulf %y2, %s2 : tensor<4x16xf32>
+  %y3 = tfm.linear %x, %w : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %n3 = arith.negf %y3 : tensor<4x16xf32>
+  %e3 = math.exp %n3 : tensor<4x16xf32>
+  %d3 = arith.addf %one, %e3 : tensor<4x16xf32>
+  %s3 = arith.divf %two, %d3 : tensor<4x16xf32>
+  %r3 = arith.mulf %y3, %s3 : tensor<4x16xf32>
+  return %r, %r2, %s2, %r3 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}

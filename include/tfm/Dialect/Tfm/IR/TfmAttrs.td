@@ -18,6 +18,7 @@ def Tfm_Activation : I32EnumAttr<"Activation",
       I32EnumAttrCase<"relu", 1>,
       I32EnumAttrCase<"gelu", 2>,
       I32EnumAttrCase<"gelu_tanh", 3>,
+      I32EnumAttrCase<"silu", 4>,
     ]> {
   let cppNamespace = "::mlir::tfm";
   let genSpecializedAttr = 0;

@@ -359,7 +359,8 @@ def Tfm_LinearOp : Tfm_InferredOp<"linear"> {
     `nn.Linear` over the last dimension: `input` is `[..., K]`, `weight` is
     `[N, K]` and the optional `bias` is `[N]`; the result is `[..., N]`.
     `activation` (default `none`) is applied to the result, which is how the
-    graph optimizer fuses a following ReLU or GELU.
+    graph optimizer fuses a following ReLU, GELU or SiLU (`x · sigmoid(x)`,
+    Llama's gate).
 
     ```mlir
     %y = tfm.linear %x, %w, %b {activation = #tfm.activation<relu>}
@@ -386,7 +387,7 @@ def Tfm_FfnOp : Tfm_InferredOp<"ffn", [AttrSizedOperandSegments]> {
     `dense2(dropout(activation(dense1(x))))`. `input` is `[..., D]`, `w1`
     `[F, D]` with optional bias `b1` `[F]`, `w2` `[Do, F]` with optional
     bias `b2` `[Do]`; the result is `[..., Do]`. `activation` is `relu`
-    (d2l, the default), `gelu` or `gelu_tanh` (ViT).
+    (d2l, the default), `gelu` or `gelu_tanh` (ViT), or `silu`.
 
     ```mlir
     %y = tfm.ffn %x dense1(%w1, %b1) dense2(%w2, %b2)

@@ -297,7 +297,7 @@ def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
   let summary = "Fuse bias additions and activations into tfm.linear";
   let description = [{
     Folds a bias added after a `tfm.linear` (or after a matmul with a
-    transposed weight) and a following ReLU or GELU into one `tfm.linear`
+    transposed weight) and a following ReLU, GELU or SiLU into one `tfm.linear`
     with its `bias` and `activation`, which the code generator applies while
     the output tile is still in registers.
 
@@ -310,8 +310,10 @@ def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
       the indexing map that transposes `W`, or of `x` and
       `linalg.transpose(W)`.
     - The activation of a `tfm.linear` without one: ReLU as
-      `arith.maximumf` (or `arith.maxnumf`) with a splat zero, and
-      `tfm.gelu` (`gelu`, or `gelu_tanh` for its tanh form).
+      `arith.maximumf` (or `arith.maxnumf`) with a splat zero,
+      `tfm.gelu` (`gelu`, or `gelu_tanh` for its tanh form), and SiLU as
+      `y · (1 / (1 + exp(-y)))` (either order; ONNX's `Mul(y, Sigmoid(y))`
+      as imported), `silu`.
 
     Nothing is fused when the intermediate has another user, or into a
     linear that already has an activation (nor a bias after an activation,
