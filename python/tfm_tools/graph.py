@@ -255,6 +255,11 @@ class Function:
         return self._emit(name, type, ["arith.constant", f"dense<{literal}>"],
                           [":", str(type)])
 
+    def index(self, value, name=None):
+        """arith.constant VALUE : index."""
+        return self._emit(name, "index", ["arith.constant", str(int(value))],
+                          [":", "index"])
+
     def empty(self, type, name=None):
         """tensor.empty() : TYPE."""
         return self._emit(name, type, ["tensor.empty()"], [":", str(type)])

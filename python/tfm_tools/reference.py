@@ -178,6 +178,23 @@ def gelu(x, approximate="none"):
     return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
+def rotary_embedding(x, cos, sin, offset=0, interleaved=False):
+    """RoPE on x [..., S, D]: each pair (a, b), (x[i], x[i + D/2]) or with
+    INTERLEAVED (x[2i], x[2i + 1]), at position p = OFFSET + s becomes
+    (a cos - b sin, b cos + a sin) with cos, sin = COS[p, i], SIN[p, i];
+    as a complex product, (a + ib) * e^(i angle)."""
+    x, cos, sin = _f64(x, cos, sin)
+    s, half = x.shape[-2], x.shape[-1] // 2
+    if interleaved:
+        pairs = x[..., 0::2] + 1j * x[..., 1::2]
+    else:
+        pairs = x[..., :half] + 1j * x[..., half:]
+    rotated = pairs * (cos[offset:offset + s] + 1j * sin[offset:offset + s])
+    if interleaved:
+        return np.stack([rotated.real, rotated.imag], -1).reshape(x.shape)
+    return np.concatenate([rotated.real, rotated.imag], -1)
+
+
 def dropout(x, rate=0.0):
     """nn.Dropout in eval mode: the identity."""
     return np.asarray(x, dtype=np.float64)

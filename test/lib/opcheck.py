@@ -471,6 +471,26 @@ def positional_encoding(p, rng):
     return c
 
 
+def rotary_embedding(p, rng):
+    """batch=2x4 s=5 d=8 positions=P offset=O interleaved (tables of P rows,
+    default O + s, of angles p * 10000^(-2i/d) as Llama's)"""
+    batch, s, d = p.shape("batch", "2x4"), p.int("s", 5), p.int("d", 8)
+    offset = p.int("offset", 0)
+    rows = p.int("positions", offset + s)
+    interleaved = p.flag("interleaved")
+    c = Case()
+    x = randn(rng, *batch, s, d)
+    angles = np.outer(np.arange(rows),
+                      10000.0 ** (-np.arange(0, d, 2) / d))
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    operands = c.args_of(("input", x), ("cos", cos), ("sin", sin))
+    off = c.main.index(offset, name="offset") if p.has("offset") else None
+    c.op("tfm.rotary_embedding", operands, groups={"offset": off},
+         attrs={"interleaved": True if interleaved else None})
+    c.expected = ref.rotary_embedding(x, cos, sin, offset, interleaved)
+    return c
+
+
 def patch_embed(p, rng):
     """b=2 c=3 h=12 w=20 ph=4 pw=5 d=7 bias"""
     b, ch, h, w = p.int("b", 2), p.int("c", 3), p.int("h", 12), p.int("w", 20)
@@ -500,8 +520,8 @@ def prepend_class_token(p, rng):
 OPS = {f.__name__: f for f in [
     batch_matmul, masked_softmax, attention, additive_attention,
     kernel_pooling, split_heads, merge_heads, multi_head_attention, linear,
-    ffn, layer_norm, rms_norm, add_norm, gelu, dropout, embedding, positional_encoding,
-    patch_embed, prepend_class_token]}
+    ffn, layer_norm, rms_norm, add_norm, gelu, dropout, embedding,
+    positional_encoding, rotary_embedding, patch_embed, prepend_class_token]}
 
 
 #===----------------------------------------------------------------------===#

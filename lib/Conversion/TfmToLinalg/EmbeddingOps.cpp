@@ -15,6 +15,7 @@
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -281,6 +282,139 @@ struct LowerPositionalEncoding : OpConversionPattern<PositionalEncodingOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// rotary_embedding
+//===----------------------------------------------------------------------===//
+
+/// The input `[..., S, D]` viewed as `[..., S, 2, D/2]` (rotate-half) or
+/// `[..., S, D/2, 2]` (interleaved); the pairs' first and second elements
+/// are slices of it, `[..., S, D/2]` each (strided when interleaved). One
+/// elementwise generic over the view computes `a cos - b sin` where the
+/// pair index is 0 and `b cos + a sin` where it is 1, from the tables'
+/// rows `offset .. offset + S`; a collapse gives `[..., S, D]` back. A
+/// cf.assert checks first that `offset + S` is at most the tables' rows.
+struct LowerRotaryEmbedding : OpConversionPattern<RotaryEmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RotaryEmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(input.getType());
+    int64_t rank = type.getRank();
+    int64_t half = type.getShape().back() / 2;
+    bool interleaved = op.getInterleaved();
+    Type f32 = rewriter.getF32Type();
+
+    // The tables' rows of this call's positions.
+    SmallVector<OpFoldResult> dims = getDims(rewriter, loc, input);
+    Value offset = adaptor.getOffset()
+                       ? adaptor.getOffset()
+                       : arith::ConstantIndexOp::create(rewriter, loc, 0)
+                             .getResult();
+    Value positions =
+        getValueOrCreateConstantIndexOp(rewriter, loc, dims[rank - 2]);
+    Value end = arith::AddIOp::create(rewriter, loc, offset, positions);
+    Value rows = tensor::DimOp::create(rewriter, loc, adaptor.getCos(), 0);
+    Value fits = arith::CmpIOp::create(rewriter, loc,
+                                       arith::CmpIPredicate::ule, end, rows);
+    cf::AssertOp::create(rewriter, loc, fits,
+                         describeLocation(loc) +
+                             ": the positions of a rotary embedding (offset "
+                             "+ S) run past the rows of its cos and sin "
+                             "tables");
+    auto tableRows = [&](Value table) -> Value {
+      auto tableType = cast<RankedTensorType>(table.getType());
+      auto sliceType = RankedTensorType::get(
+          {type.getDimSize(rank - 2), half}, tableType.getElementType());
+      return tensor::ExtractSliceOp::create(
+          rewriter, loc, sliceType, table,
+          ArrayRef<OpFoldResult>{offset, rewriter.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{dims[rank - 2], rewriter.getIndexAttr(half)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
+                                 rewriter.getIndexAttr(1)});
+    };
+    Value cos = tableRows(adaptor.getCos()), sin = tableRows(adaptor.getSin());
+
+    // The view with the pairs as a dimension of 2, `pair` its index.
+    SmallVector<int64_t> viewShape(type.getShape().drop_back());
+    int64_t pair = interleaved ? rank : rank - 1;
+    if (interleaved)
+      viewShape.append({half, 2});
+    else
+      viewShape.append({2, half});
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      groups.push_back({i});
+    groups.push_back({rank - 1, rank});
+    SmallVector<OpFoldResult> viewSizes(dims.begin(), dims.end() - 1);
+    viewSizes.append({rewriter.getIndexAttr(viewShape[rank - 1]),
+                      rewriter.getIndexAttr(viewShape[rank])});
+    auto viewType = RankedTensorType::get(viewShape, type.getElementType());
+    Value view = tensor::ExpandShapeOp::create(rewriter, loc, viewType, input,
+                                               groups, viewSizes);
+    // The pairs' first and second elements, `[..., S, D/2]`.
+    SmallVector<int64_t> halfShape(type.getShape().drop_back());
+    halfShape.push_back(half);
+    auto halfType = RankedTensorType::get(halfShape, type.getElementType());
+    auto element = [&](int64_t which) -> Value {
+      SmallVector<OpFoldResult> offsets(rank + 1, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes(viewSizes);
+      SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
+      offsets[pair] = rewriter.getIndexAttr(which);
+      sizes[pair] = rewriter.getIndexAttr(1);
+      return tensor::ExtractSliceOp::create(rewriter, loc, halfType, view,
+                                            offsets, sizes, strides);
+    };
+    Value first = element(0), second = element(1);
+
+    // Loops over the view: the leading dimensions and S, then the pair and
+    // the frequency in the view's order.
+    int64_t frequency = interleaved ? rank - 1 : rank;
+    SmallVector<AffineExpr> halfExprs, tableExprs;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      halfExprs.push_back(getAffineDimExpr(i, ctx));
+    halfExprs.push_back(getAffineDimExpr(frequency, ctx));
+    tableExprs = {getAffineDimExpr(rank - 2, ctx),
+                  getAffineDimExpr(frequency, ctx)};
+    AffineMap halfMap = AffineMap::get(rank + 1, 0, halfExprs, ctx);
+    AffineMap tableMap = AffineMap::get(rank + 1, 0, tableExprs, ctx);
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
+    Value init = tensor::EmptyOp::create(rewriter, loc, viewSizes,
+                                         type.getElementType());
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{viewType},
+        ValueRange{first, second, cos, sin}, ValueRange{init},
+        ArrayRef<AffineMap>{halfMap, halfMap, tableMap, tableMap, identity},
+        parallelIterators(rank + 1),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value a = convertFloat(b, l, args[0], f32);
+          Value c = convertFloat(b, l, args[2], f32);
+          Value s = convertFloat(b, l, args[3], f32);
+          Value bv = convertFloat(b, l, args[1], f32);
+          Value rotatedFirst =
+              arith::SubFOp::create(b, l, arith::MulFOp::create(b, l, a, c),
+                                    arith::MulFOp::create(b, l, bv, s));
+          Value rotatedSecond =
+              arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, bv, c),
+                                    arith::MulFOp::create(b, l, a, s));
+          Value isFirst = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, linalg::IndexOp::create(b, l, pair),
+              arith::ConstantIndexOp::create(b, l, 0));
+          Value rotated = arith::SelectOp::create(b, l, isFirst, rotatedFirst,
+                                                  rotatedSecond);
+          linalg::YieldOp::create(
+              b, l, convertFloat(b, l, rotated, type.getElementType()));
+        });
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, type, generic.getResult(0), groups);
+    rewriter.replaceOp(op, castToTensorType(rewriter, loc, result, op.getType()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // patch_embed
 //===----------------------------------------------------------------------===//
 
@@ -408,6 +542,6 @@ struct LowerPrependClassToken : OpConversionPattern<PrependClassTokenOp> {
 } // namespace
 
 void tfm::populateEmbeddingToLinalgPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerEmbedding, LowerPositionalEncoding, LowerPatchEmbed,
-               LowerPrependClassToken>(patterns.getContext());
+  patterns.add<LowerEmbedding, LowerPositionalEncoding, LowerRotaryEmbedding,
+               LowerPatchEmbed, LowerPrependClassToken>(patterns.getContext());
 }

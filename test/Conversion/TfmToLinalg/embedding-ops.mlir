@@ -264,3 +264,53 @@ func.func @prepend_class_token_static(%x: tensor<2x196x8xf16>,
       : (tensor<2x196x8xf16>, tensor<1x1x8xf16>) -> tensor<2x197x8xf16>
   return %t : tensor<2x197x8xf16>
 }
+
+// -----
+
+// tfm.rotary_embedding, interleaved, from a run-time offset: a check that
+// offset + S fits the tables, their rows offset .. offset + S, the input
+// viewed as [2, S, 4, 2] and its pairs' elements as strided slices, one
+// generic that picks a cos - b sin or b cos + a sin by the pair index,
+// collapsed back.
+
+// CHECK-DAG: #[[HALF:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[TABLE:.*]] = affine_map<(d0, d1, d2, d3) -> (d1, d2)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @rotary_embedding_interleaved
+// CHECK-SAME: (%[[X:.*]]: tensor<2x?x8xf32>, %[[C:.*]]: tensor<16x4xf32>, %[[S:.*]]: tensor<16x4xf32>, %[[P:.*]]: index)
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %c1
+// CHECK: %[[END:.*]] = arith.addi %[[P]], %[[N]]
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[END]], %{{.*}}
+// CHECK: cf.assert %[[FITS]], "{{.*}}the positions of a rotary embedding (offset + S) run past the rows of its cos and sin tables"
+// CHECK: %[[CR:.*]] = tensor.extract_slice %[[C]][%[[P]], 0] [%[[N]], 4] [1, 1]
+// CHECK: %[[SR:.*]] = tensor.extract_slice %[[S]][%[[P]], 0] [%[[N]], 4] [1, 1]
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [2, %[[N]], 4, 2]
+// CHECK: %[[A:.*]] = tensor.extract_slice %[[V]][0, 0, 0, 0] [2, %[[N]], 4, 1] [1, 1, 1, 1] : tensor<2x?x4x2xf32> to tensor<2x?x4xf32>
+// CHECK: %[[B:.*]] = tensor.extract_slice %[[V]][0, 0, 0, 1] [2, %[[N]], 4, 1] [1, 1, 1, 1] : tensor<2x?x4x2xf32> to tensor<2x?x4xf32>
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[HALF]], #[[HALF]], #[[TABLE]], #[[TABLE]], #[[ID]]]
+// CHECK-SAME: ins(%[[A]], %[[B]], %[[CR]], %[[SR]] :
+// CHECK: linalg.index 3
+// CHECK: arith.select
+// CHECK: tensor.collapse_shape %[[R]] {{\[}}[0], [1], [2, 3]] : tensor<2x?x4x2xf32> into tensor<2x?x8xf32>
+func.func @rotary_embedding_interleaved(%x: tensor<2x?x8xf32>, %c: tensor<16x4xf32>, %s: tensor<16x4xf32>, %p: index) -> tensor<2x?x8xf32> {
+  %y = tfm.rotary_embedding %x, %c, %s offset(%p) {interleaved}
+      : (tensor<2x?x8xf32>, tensor<16x4xf32>, tensor<16x4xf32>, index) -> tensor<2x?x8xf32>
+  return %y : tensor<2x?x8xf32>
+}
+
+// -----
+
+// Rotate-half from position 0: the view is [1, 3, 2, 4], the halves
+// x[..., :4] and x[..., 4:].
+
+// CHECK-LABEL: func.func @rotary_embedding_half
+// CHECK: tensor.extract_slice %{{.*}}[%{{.*}}, 0] [3, 4] [1, 1] : tensor<5x4xf32> to tensor<3x4xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[}}[0], [1], [2, 3]] output_shape [1, 3, 2, 4]
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 0, 0] [1, 3, 1, 4] [1, 1, 1, 1] : tensor<1x3x2x4xf32> to tensor<1x3x4xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0, 1, 0] [1, 3, 1, 4] [1, 1, 1, 1] : tensor<1x3x2x4xf32> to tensor<1x3x4xf32>
+// CHECK: linalg.index 2
+func.func @rotary_embedding_half(%x: tensor<1x3x8xf32>, %c: tensor<5x4xf32>, %s: tensor<5x4xf32>) -> tensor<1x3x8xf32> {
+  %y = tfm.rotary_embedding %x, %c, %s
+      : (tensor<1x3x8xf32>, tensor<5x4xf32>, tensor<5x4xf32>) -> tensor<1x3x8xf32>
+  return %y : tensor<1x3x8xf32>
+}

@@ -1692,6 +1692,66 @@ func.func @embedding_result(%ids: tensor<2x7xi32>, %table: tensor<200x24xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// rotary_embedding
+//===----------------------------------------------------------------------===//
+
+func.func @rotary_embedding_rank(%x: tensor<8xf32>, %t: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tfm.rotary_embedding' op expected input of rank at least 2 [..., positions, features], found 'tensor<8xf32>'}}
+  %0 = tfm.rotary_embedding %x, %t, %t : (tensor<8xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_odd_features(%x: tensor<2x3x7xf32>, %t: tensor<4x3xf32>) {
+  // expected-error @+1 {{expected a static, even number of features (the last dimension of input), found 'tensor<2x3x7xf32>'}}
+  %0 = tfm.rotary_embedding %x, %t, %t : (tensor<2x3x7xf32>, tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<2x3x7xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_dynamic_features(%x: tensor<2x3x?xf32>, %t: tensor<4x3xf32>) {
+  // expected-error @+1 {{expected a static, even number of features (the last dimension of input), found 'tensor<2x3x?xf32>'}}
+  %0 = tfm.rotary_embedding %x, %t, %t : (tensor<2x3x?xf32>, tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<2x3x?xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_table_width(%x: tensor<2x3x8xf32>, %c: tensor<4x8xf32>, %s: tensor<4x4xf32>) {
+  // expected-error @+1 {{expected dimension 1 of cos to be 4 (half the input's features), found 'tensor<4x8xf32>'}}
+  %0 = tfm.rotary_embedding %x, %c, %s : (tensor<2x3x8xf32>, tensor<4x8xf32>, tensor<4x4xf32>) -> tensor<2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_table_rows(%x: tensor<2x3x8xf32>, %c: tensor<4x4xf32>, %s: tensor<5x4xf32>) {
+  // expected-error @+1 {{expected dimension 0 of sin to be 4 (the rows of cos), found 'tensor<5x4xf32>'}}
+  %0 = tfm.rotary_embedding %x, %c, %s : (tensor<2x3x8xf32>, tensor<4x4xf32>, tensor<5x4xf32>) -> tensor<2x3x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_too_few_positions(%x: tensor<2x5x8xf32>, %t: tensor<4x4xf32>) {
+  // expected-error @+1 {{'tfm.rotary_embedding' op expected at most 4 positions (the rows of the tables), found 'tensor<2x5x8xf32>'}}
+  %0 = tfm.rotary_embedding %x, %t, %t : (tensor<2x5x8xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<2x5x8xf32>
+  return
+}
+
+// -----
+
+func.func @rotary_embedding_element_type(%x: tensor<2x3x8xf16>, %t: tensor<4x4xf32>) {
+  // expected-error @+1 {{expected cos to have element type 'f16' like input, found 'tensor<4x4xf32>'}}
+  %0 = tfm.rotary_embedding %x, %t, %t : (tensor<2x3x8xf16>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<2x3x8xf16>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // positional_encoding
 //===----------------------------------------------------------------------===//
 

@@ -823,6 +823,18 @@ func.func @embedding_dynamic_bf16(%ids: tensor<?x?xi64>, %table: tensor<?x24xbf1
   return %r : tensor<?x?x24xbf16>
 }
 
+// CHECK-LABEL: func.func @rotary_embedding(
+// CHECK-SAME:    %[[X:.*]]: tensor<?x8x1x64xf16>, %[[C:.*]]: tensor<2048x32xf16>, %[[S:.*]]: tensor<2048x32xf16>, %[[P:.*]]: index)
+// CHECK:         tfm.rotary_embedding %[[X]], %[[C]], %[[S]] offset(%[[P]]) :
+// CHECK-SAME:      (tensor<?x8x1x64xf16>, tensor<2048x32xf16>, tensor<2048x32xf16>, index) -> tensor<?x8x1x64xf16>
+// CHECK:         tfm.rotary_embedding %[[X]], %[[C]], %[[S]] {interleaved} :
+func.func @rotary_embedding(%x: tensor<?x8x1x64xf16>, %cos: tensor<2048x32xf16>, %sin: tensor<2048x32xf16>, %past: index)
+    -> (tensor<?x8x1x64xf16>, tensor<?x8x1x64xf16>) {
+  %r = tfm.rotary_embedding %x, %cos, %sin offset(%past) : (tensor<?x8x1x64xf16>, tensor<2048x32xf16>, tensor<2048x32xf16>, index) -> tensor<?x8x1x64xf16>
+  %i = tfm.rotary_embedding %x, %cos, %sin {interleaved} : (tensor<?x8x1x64xf16>, tensor<2048x32xf16>, tensor<2048x32xf16>) -> tensor<?x8x1x64xf16>
+  return %r, %i : tensor<?x8x1x64xf16>, tensor<?x8x1x64xf16>
+}
+
 // CHECK-LABEL: func.func @positional_encoding(
 // CHECK-SAME:    %[[X:.*]]: tensor<1x60x32xf32>)
 // CHECK:         %[[R:.*]] = tfm.positional_encoding %[[X]] : tensor<1x60x32xf32>

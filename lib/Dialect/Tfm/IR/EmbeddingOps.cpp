@@ -1,7 +1,7 @@
 //===- EmbeddingOps.cpp - Embedding family of tfm ops ---------------------===//
 //
 // Verifiers and type inference of embedding, positional_encoding,
-// patch_embed and prepend_class_token.
+// rotary_embedding, patch_embed and prepend_class_token.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +33,49 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(indices.getShape());
   shape.push_back(table.getShape().back());
   return inferTensor(types, shape, table.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// RotaryEmbeddingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RotaryEmbeddingOp::verify() {
+  NamedValue input{"input", getInput()}, cos{"cos", getCos()},
+      sin{"sin", getSin()};
+  if (failed(verifyMinRank(*this, input, 2, "[..., positions, features]")) ||
+      failed(verifySameElementType(*this, input, {cos, sin})) ||
+      failed(verifyRank(*this, cos, 2, "[positions, features / 2]")) ||
+      failed(verifyRank(*this, sin, 2, "[positions, features / 2]")))
+    return failure();
+  int64_t features = input.getDim(-1);
+  if (ShapedType::isDynamic(features) || features % 2 != 0)
+    return emitOpError() << "expected a static, even number of features "
+                            "(the last dimension of input), found "
+                         << input.getType();
+  if (failed(verifyDim(*this, cos, 1, features / 2,
+                       "half the input's features")) ||
+      failed(verifyDim(*this, sin, 1, features / 2,
+                       "half the input's features")) ||
+      failed(verifyDim(*this, sin, 0, cos.getDim(0), "the rows of cos")))
+    return failure();
+  int64_t positions = input.getDim(-2), rows = cos.getDim(0);
+  if (!getOffset() && !ShapedType::isDynamic(positions) &&
+      !ShapedType::isDynamic(rows) && positions > rows)
+    return emitOpError() << "expected at most " << rows
+                         << " positions (the rows of the tables), found "
+                         << input.getType();
+  return success();
+}
+
+LogicalResult RotaryEmbeddingOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> loc, Adaptor adaptor,
+    SmallVectorImpl<Type> &types) {
+  auto input = getRankedOrError(loc, getOperationName(), "input",
+                                adaptor.getInput(), 2);
+  if (!input)
+    return failure();
+  types.push_back(input);
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

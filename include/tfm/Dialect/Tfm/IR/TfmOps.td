@@ -566,6 +566,36 @@ def Tfm_PositionalEncodingOp : Tfm_Op<"positional_encoding",
   let hasVerifier = 1;
 }
 
+def Tfm_RotaryEmbeddingOp : Tfm_InferredOp<"rotary_embedding"> {
+  let summary = "rotary position embedding (RoPE)";
+  let description = [{
+    Rotates each pair of features `(a, b)` of `input` (`[..., S, D]`, D
+    even and static) at position `p = offset + s` by the angle whose cosine
+    and sine are `cos[p, i]` and `sin[p, i]` (tables `[P, D/2]`, one
+    frequency `i` per pair): `(a, b) -> (a cos - b sin, b cos + a sin)`.
+    The pairs are `(x[i], x[i + D/2])`, the rotate-half layout of Llama and
+    GPT-NeoX (the default), or `(x[2i], x[2i + 1])` with `interleaved`
+    (GPT-J, the RoFormer paper). `offset` (default 0) is the position of
+    the first row, the cache's length in a decoding step; `offset + S` must
+    be at most `P`, which the lowering checks at run time. Computed in f32
+    for f16 inputs.
+
+    ```mlir
+    %q = tfm.rotary_embedding %x, %cos, %sin offset(%past)
+        : (tensor<1x8x1x64xf32>, tensor<2048x32xf32>, tensor<2048x32xf32>,
+           index) -> tensor<1x8x1x64xf32>
+    ```
+  }];
+  let arguments = (ins Tfm_FloatTensor:$input, Tfm_FloatTensor:$cos,
+                       Tfm_FloatTensor:$sin, Optional<Index>:$offset,
+                       UnitAttr:$interleaved);
+  let results = (outs Tfm_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $cos `,` $sin (`offset` `(` $offset^ `)`)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
 def Tfm_PatchEmbedOp : Tfm_InferredOp<"patch_embed"> {
   let summary = "ViT patch embedding";
   let description = [{
