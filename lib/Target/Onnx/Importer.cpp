@@ -1090,6 +1090,7 @@ getAttributeType(StringRef name) {
       .Case("noop_with_empty_axes", A::INT)
       .Case("reverse", A::INT)
       .Case("select_last_index", A::INT)
+      .Case("stash_type", A::INT)
       .Case("allowzero", A::INT)
       .Case("axis", A::INT)
       .Case("end", A::INT)

@@ -114,6 +114,13 @@ void addShapeHandlers(HandlerTable &table);
 void addNnHandlers(HandlerTable &table);
 void addReduceHandlers(HandlerTable &table);
 
+/// LayerNormalization over the axes from `axis` on, with its optional Mean
+/// and InvStdDev outputs, as reductions and elementwise ops (ReduceOps.cpp):
+/// the cases tfm.layer_norm (the last axis, one output) does not cover.
+LogicalResult importDecomposedLayerNormalization(Importer &importer,
+                                                 const onnx::NodeProto &node,
+                                                 int64_t axis);
+
 class Importer {
 public:
   Importer(MLIRContext *context, StringRef filename);

@@ -225,16 +225,16 @@ static LogicalResult importLayerNormalization(Importer &importer,
   if (failed(axis))
     return failure();
   int64_t d = type->getShape().back();
+  bool extraOutputs = llvm::any_of(
+      llvm::seq<int>(1, node.output_size()),
+      [&](int i) { return !node.output(i).empty(); });
+  if (*axis != type->getRank() - 1 || extraOutputs)
+    return importDecomposedLayerNormalization(importer, node, *axis);
   if (ShapedType::isDynamic(d))
     return importer.emitError()
            << "unsupported LayerNormalization over a dimension of dynamic "
               "size";
   auto vectorType = RankedTensorType::get({d}, type->getElementType());
-  if (*axis != type->getRank() - 1)
-    return importer.emitError()
-           << "unsupported LayerNormalization over more than the last "
-              "dimension (axis "
-           << *axis << " of " << *type << ")";
   if (scaleType->getNumElements() != d ||
       scaleType->getElementType() != type->getElementType())
     return importer.emitError() << "LayerNormalization's scale " << *scaleType

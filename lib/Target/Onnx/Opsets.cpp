@@ -143,6 +143,7 @@ static const llvm::StringMap<OpsetRange> &getOpsetRanges() {
       {"ConstantOfShape",
        {9, kNewestOpset, "it was introduced in opset 9", ""}},
       {"Shape", {1, kNewestOpset, "", ""}},
+      {"Size", {1, kNewestOpset, "", ""}},
       {"Range", {11, kNewestOpset, "it was introduced in opset 11", ""}},
       {"Trilu", {14, kNewestOpset, "it was introduced in opset 14", ""}},
       {"Identity", {1, kNewestOpset, "", ""}},

@@ -1,7 +1,9 @@
 //===- ReduceOps.cpp - ONNX reductions along axes -------------------------===//
 //
 // ReduceMean, ReduceSum, ReduceMax, GlobalAveragePool, ArgMax, CumSum,
-// Softmax and LogSoftmax. A reduction is a linalg.reduce over its axes into
+// Softmax, LogSoftmax, and the LayerNormalizations that tfm.layer_norm does
+// not cover (over several axes, or with their Mean and InvStdDev outputs).
+// A reduction is a linalg.reduce over its axes into
 // a fill of its identity (kept dimensions restored by a reshape); ArgMax
 // and CumSum, whose results depend on positions along the axis, are
 // linalg.generic ops that read linalg.index.
@@ -206,6 +208,103 @@ static LogicalResult importReduce(Importer &importer,
   if (getIntAttr(node, "keepdims", 1) != 0)
     result = keepDims(importer, result, shape, *axes);
   return importer.setValue(node, 0, result);
+}
+
+//===----------------------------------------------------------------------===//
+// LayerNormalization, decomposed
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tfm::onnx_import::importDecomposedLayerNormalization(
+    Importer &importer, const onnx::NodeProto &node, int64_t axis) {
+  FailureOr<RankedTensorType> type = getFloatType(importer, node, 0);
+  FailureOr<Value> input = importer.getValue(node, 0);
+  FailureOr<Value> scale = importer.getValue(node, 1);
+  if (failed(type) || failed(input) || failed(scale))
+    return failure();
+  Value bias;
+  if (Importer::hasInput(node, 2)) {
+    FailureOr<Value> value = importer.getValue(node, 2);
+    if (failed(value))
+      return failure();
+    bias = *value;
+  }
+  // The statistics in float32 (stash_type 1, the only one ONNX defines).
+  if (getIntAttr(node, "stash_type", 1) != 1)
+    return importer.emitError()
+           << "unsupported LayerNormalization stash_type "
+           << getIntAttr(node, "stash_type", 1);
+  ImplicitLocOpBuilder &b = importer.builder();
+  Type f32 = b.getF32Type();
+  SymbolicShape shape = importer.shapeOf(*input);
+  auto toF32 = [&](Value value) -> Value {
+    auto valueType = cast<RankedTensorType>(value.getType());
+    if (valueType.getElementType() == f32)
+      return value;
+    return importer.withShape(
+        arith::ExtFOp::create(b, valueType.clone(f32), value),
+        importer.shapeOf(value));
+  };
+  Value x = toF32(*input);
+  SmallVector<int64_t> axes =
+      llvm::to_vector(llvm::seq<int64_t>(axis, type->getRank()));
+  SymbolicSize count(1);
+  for (int64_t a : axes)
+    count = count * shape[a];
+  std::optional<int64_t> n = count.getConstant();
+  if (!n || *n == 0)
+    return importer.emitError()
+           << "unsupported LayerNormalization over "
+           << (n ? "no elements" : "dimensions of dynamic size");
+  auto perRow = [&](Value reduced) {
+    return importer.broadcastTo(keepDims(importer, reduced, shape, axes),
+                                shape);
+  };
+  auto divideByCount = [&](Value sum) {
+    SymbolicShape reducedShape = importer.shapeOf(sum);
+    return importer.withShape(
+        arith::DivFOp::create(
+            b, sum, importer.splat(reducedShape, f32, static_cast<double>(*n))),
+        reducedShape);
+  };
+  Value mean = divideByCount(reduce(importer, x, axes, Combiner::Add));
+  Value centered =
+      importer.withShape(arith::SubFOp::create(b, x, perRow(mean)), shape);
+  Value squares = importer.withShape(
+      arith::MulFOp::create(b, centered, centered), shape);
+  Value variance = divideByCount(reduce(importer, squares, axes, Combiner::Add));
+  SymbolicShape reducedShape = importer.shapeOf(variance);
+  double epsilon = getFloatAttr(node, "epsilon", 1e-5f);
+  Value invStdDev = importer.withShape(
+      arith::DivFOp::create(
+          b, importer.splat(reducedShape, f32, 1.0),
+          math::SqrtOp::create(
+              b, arith::AddFOp::create(
+                     b, variance,
+                     importer.splat(reducedShape, f32, epsilon)))),
+      reducedShape);
+  Value y = importer.withShape(
+      arith::MulFOp::create(b, centered, perRow(invStdDev)), shape);
+  y = importer.withShape(
+      arith::MulFOp::create(b, y, importer.broadcastTo(toF32(*scale), shape)),
+      shape);
+  if (bias)
+    y = importer.withShape(
+        arith::AddFOp::create(b, y, importer.broadcastTo(toF32(bias), shape)),
+        shape);
+  if (type->getElementType() != f32)
+    y = importer.withShape(
+        arith::TruncFOp::create(b, type->clone(type->getElementType()), y),
+        shape);
+  if (failed(importer.setValue(node, 0, y)))
+    return failure();
+  if (node.output_size() > 1 && !node.output(1).empty() &&
+      failed(importer.setValue(node, 1, keepDims(importer, mean, shape, axes))))
+    return failure();
+  if (node.output_size() > 2 && !node.output(2).empty() &&
+      failed(importer.setValue(node, 2,
+                               keepDims(importer, invStdDev, shape, axes))))
+    return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,6 @@
 //===- ShapeOps.cpp - ONNX shape, slicing and constant ops ----------------===//
 //
-// Shape, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
+// Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Split,
 // Gather, Concat, Expand, Tile, Constant, ConstantOfShape, Range and Trilu.
 // Each evaluates on literals (so that exported shape subgraphs fold to
 // constants) and on symbolic sizes (the shapes of tensors with dynamic
@@ -268,6 +268,20 @@ static LogicalResult importShape(Importer &importer,
                          {}};
   for (int64_t i = start; i < end; ++i)
     result.elements.push_back((*shape)[i]);
+  return importer.setSymbolic(node, 0, result);
+}
+
+/// Size: the number of elements, an int64 scalar (a product of symbolic
+/// sizes where the shape is dynamic).
+static LogicalResult importSize(Importer &importer,
+                                const onnx::NodeProto &node) {
+  FailureOr<SymbolicShape> shape = importer.getShape(node, 0);
+  if (failed(shape))
+    return failure();
+  SymbolicSize count(1);
+  for (const SymbolicSize &size : *shape)
+    count = count * size;
+  SymbolicLiteral result{{}, importer.builder().getI64Type(), {count}};
   return importer.setSymbolic(node, 0, result);
 }
 
@@ -1302,6 +1316,7 @@ void mlir::tfm::onnx_import::addShapeHandlers(HandlerTable &table) {
   table["ConstantOfShape"] = importConstantOfShape;
   table["Range"] = importRange;
   table["Shape"] = importShape;
+  table["Size"] = importSize;
   table["Reshape"] = importReshape;
   table["Flatten"] = importFlatten;
   table["Squeeze"] = importSqueeze;
