@@ -22,6 +22,13 @@ as dim_params "batch" and "seq"), compiles it once, and runs the one
 executable at each BxS against PyTorch at that size, printing
 
     b=B s=S: max relative error E (tolerance T)
+
+    onnxcheck.py MODEL --half --compiler ... --work DIR
+
+runs the model as `model.half()` before the export would have written it
+(python/tfm_tools/half.py: every float32 tensor of the exported graph made
+float16, as PyTorch 1.13 cannot run a half model on the CPU), on float16
+inputs, against PyTorch's float32 output with a tolerance of 1e-2.
 """
 
 import argparse
@@ -439,6 +446,23 @@ def export_dynamic(name, work, opset, sizes):
     return path, runs
 
 
+def to_half(path, inputs):
+    """The float16 form of the model at PATH and of its float inputs (files
+    beside them, `.f16` before the extension)."""
+    import onnx
+    from tfm_tools import half
+    half_path = path[:-len(".onnx")] + ".f16.onnx"
+    onnx.save(half.to_float16(onnx.load(path)), half_path)
+    half_inputs = []
+    for name in inputs:
+        array = np.load(name)
+        if array.dtype == np.float32:
+            name = name[:-len(".npy")] + ".f16.npy"
+            np.save(name, array.astype(np.float16))
+        half_inputs.append(name)
+    return half_path, half_inputs
+
+
 def main_dynamic(args):
     sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes]
     path, runs = export_dynamic(args.model, args.work, args.opset, sizes)
@@ -467,6 +491,8 @@ def main():
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
     parser.add_argument("--export-only", action="store_true")
+    parser.add_argument("--half", action="store_true",
+                        help="compile and run the float16 form of the export")
     parser.add_argument("--sizes", nargs="+", metavar="BxS",
                         help="export with dynamic axes and run at each size")
     args = parser.parse_args()
@@ -480,6 +506,10 @@ def main():
                      "give --sizes")
 
     path, inputs, expected = export(args.model, args.work, args.opset)
+    if args.half:
+        path, inputs = to_half(path, inputs)
+        if args.tolerance == compare.TOLERANCE:
+            args.tolerance = compare.TOLERANCES["f16"]
     if args.export_only:
         return 0
     exe = os.path.join(args.work, args.model)
@@ -488,7 +518,8 @@ def main():
     with runner.exit_on_failure():
         runner.compile_graph(args.compiler, path, exe, args.flag)
         runner.run_model(exe, inputs, outs)
-    results = [compare.check(np.load(out), ref, args.tolerance)
+    results = [compare.check(np.load(out), ref, args.tolerance,
+                             dtype=np.float16 if args.half else None)
                for out, ref in zip(outs, expected)]
     return 0 if all(results) else 1
 
