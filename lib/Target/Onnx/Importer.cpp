@@ -440,6 +440,19 @@ FailureOr<SmallVector<int64_t>> Importer::getInts(const onnx::NodeProto &node,
   return SmallVector<int64_t>(literal.ints.begin(), literal.ints.end());
 }
 
+FailureOr<std::optional<SmallVector<int64_t>>>
+Importer::getIntsInputOrAttribute(const onnx::NodeProto &node, int i,
+                                  StringRef what, int64_t since) {
+  if (opset < since)
+    return getIntsAttr(node, what);
+  if (!hasInput(node, i))
+    return std::optional<SmallVector<int64_t>>();
+  FailureOr<SmallVector<int64_t>> ints = getInts(node, i, what);
+  if (failed(ints))
+    return failure();
+  return std::optional<SmallVector<int64_t>>(*ints);
+}
+
 bool Importer::allLiterals(const onnx::NodeProto &node) {
   for (int i = 0, e = node.input_size(); i < e; ++i) {
     if (node.input(i).empty())
@@ -1103,6 +1116,7 @@ getAttributeType(StringRef name) {
       .Case("transB", A::INT)
       .Case("upper", A::INT)
       .Case("axes", A::INTS)
+      .Case("split", A::INTS)
       .Case("perm", A::INTS)
       .Case("dilations", A::INTS)
       .Case("kernel_shape", A::INTS)

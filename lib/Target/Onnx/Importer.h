@@ -163,6 +163,13 @@ public:
   /// emits an error naming `what` otherwise.
   FailureOr<SmallVector<int64_t>> getInts(const onnx::NodeProto &node, int i,
                                           StringRef what);
+  /// Ints that an op takes as input `i` from opset `since` on and as its
+  /// attribute `what` before (Squeeze's and Unsqueeze's axes, Split's
+  /// split, ReduceSum's axes): getInts of the input, or the attribute;
+  /// nullopt when the node has neither.
+  FailureOr<std::optional<SmallVector<int64_t>>>
+  getIntsInputOrAttribute(const onnx::NodeProto &node, int i, StringRef what,
+                          int64_t since);
   /// Whether every present input of `node` is known at import time.
   bool allLiterals(const onnx::NodeProto &node);
 

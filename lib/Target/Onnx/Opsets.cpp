@@ -98,8 +98,8 @@ static const llvm::StringMap<OpsetRange> &getOpsetRanges() {
       {"ReduceMean",
        {1, 17, "", "from opset 18 it takes its axes as an input"}},
       {"GlobalAveragePool", {1, kNewestOpset, "", ""}},
-      {"ReduceSum",
-       {13, kNewestOpset, "before opset 13 its axes were an attribute", ""}},
+      // Before opset 13 its axes were an attribute, read as the input is.
+      {"ReduceSum", {1, kNewestOpset, "", ""}},
       {"ReduceMax",
        {1, 17, "", "from opset 18 it takes its axes as an input"}},
       // Before opset 11 a negative axis was invalid; the others mean the
@@ -126,15 +126,16 @@ static const llvm::StringMap<OpsetRange> &getOpsetRanges() {
       {"Reshape",
        {5, kNewestOpset, "before opset 5 its shape was an attribute", ""}},
       {"Flatten", {1, kNewestOpset, "", ""}},
-      {"Squeeze",
-       {13, kNewestOpset, "before opset 13 its axes were an attribute", ""}},
-      {"Unsqueeze",
-       {13, kNewestOpset, "before opset 13 its axes were an attribute", ""}},
+      // Before opset 13 the axes were an attribute (getIntsInputOrAttribute
+      // reads either), and before 11 they could not be negative.
+      {"Squeeze", {1, kNewestOpset, "", ""}},
+      {"Unsqueeze", {1, kNewestOpset, "", ""}},
       {"Slice",
        {10, kNewestOpset,
         "before opset 10 its starts, ends and axes were attributes", ""}},
+      // Before opset 13 its 'split' was an attribute, read as the input is.
       {"Split",
-       {13, 17, "before opset 13 its 'split' was an attribute",
+       {2, 17, "before opset 2 its 'split' could be a second input",
         "from opset 18 it may split by a 'num_outputs' attribute"}},
       {"Concat",
        {4, kNewestOpset, "before opset 4 its axis defaulted to 1", ""}},

@@ -77,24 +77,27 @@ static Value keepDims(Importer &importer, Value reduced,
 }
 
 /// The sorted, distinct axes that a Reduce* node reduces input 0 of `rank`
-/// over: its `axes` attribute or, where `axesInput`, its input 1 (which
-/// must be known at import); all of them when there are none, or none with
-/// noop_with_empty_axes.
+/// over: its `axes` attribute or, where `axesInput` (ReduceSum from opset
+/// 13), its input 1 (which must be known at import); all of them when there
+/// are none, or none with noop_with_empty_axes.
 static FailureOr<SmallVector<int64_t>>
 getReduceAxes(Importer &importer, const onnx::NodeProto &node, int64_t rank,
               bool axesInput) {
   SmallVector<int64_t> axes;
-  if (axesInput && Importer::hasInput(node, 1)) {
-    FailureOr<SmallVector<int64_t>> ints = importer.getInts(node, 1, "axes");
-    if (failed(ints))
+  if (axesInput) {
+    FailureOr<std::optional<SmallVector<int64_t>>> given =
+        importer.getIntsInputOrAttribute(node, 1, "axes", 13);
+    if (failed(given))
       return failure();
-    axes = *ints;
-  } else if (!axesInput) {
+    if (*given)
+      axes = **given;
+  } else {
     if (std::optional<SmallVector<int64_t>> attr = getIntsAttr(node, "axes"))
       axes = *attr;
   }
   if (axes.empty()) {
-    if (axesInput && getIntAttr(node, "noop_with_empty_axes", 0) != 0)
+    if (axesInput && importer.getOpset() >= 13 &&
+        getIntAttr(node, "noop_with_empty_axes", 0) != 0)
       return axes;
     return llvm::to_vector(llvm::seq<int64_t>(0, rank));
   }

@@ -345,12 +345,23 @@ static LogicalResult importFlatten(Importer &importer,
                          productOf(dims.drop_front(axis))});
 }
 
-/// The axes of Squeeze and Unsqueeze: input 1 (opset 13).
+/// The axes of Squeeze and Unsqueeze: input 1 (an attribute before opset
+/// 13); nullopt when there are none.
+static FailureOr<std::optional<SmallVector<int64_t>>>
+getRawAxes(Importer &importer, const onnx::NodeProto &node) {
+  return importer.getIntsInputOrAttribute(node, 1, "axes", 13);
+}
+
+/// The axes of Squeeze and Unsqueeze, normalized for `rank` and sorted.
 static FailureOr<SmallVector<int64_t>>
 getAxes(Importer &importer, const onnx::NodeProto &node, int64_t rank) {
-  FailureOr<SmallVector<int64_t>> axes = importer.getInts(node, 1, "axes");
-  if (failed(axes))
+  FailureOr<std::optional<SmallVector<int64_t>>> raw =
+      getRawAxes(importer, node);
+  if (failed(raw))
     return failure();
+  if (!*raw)
+    return importer.emitError() << node.op_type() << " needs axes";
+  SmallVector<int64_t> *axes = &**raw;
   for (int64_t &axis : *axes) {
     FailureOr<int64_t> normalized = normalizeAxis(importer, axis, rank);
     if (failed(normalized))
@@ -360,7 +371,7 @@ getAxes(Importer &importer, const onnx::NodeProto &node, int64_t rank) {
   llvm::sort(*axes);
   if (std::adjacent_find(axes->begin(), axes->end()) != axes->end())
     return importer.emitError() << "repeated axis";
-  return axes;
+  return *axes;
 }
 
 static LogicalResult importSqueeze(Importer &importer,
@@ -369,7 +380,11 @@ static LogicalResult importSqueeze(Importer &importer,
   if (failed(from))
     return failure();
   SymbolicShape shape;
-  if (!Importer::hasInput(node, 1)) {
+  FailureOr<std::optional<SmallVector<int64_t>>> raw =
+      getRawAxes(importer, node);
+  if (failed(raw))
+    return failure();
+  if (!*raw) {
     for (const SymbolicSize &dim : *from) {
       if (!dim.isConstant())
         return importer.emitError()
@@ -398,10 +413,13 @@ static LogicalResult importSqueeze(Importer &importer,
 static LogicalResult importUnsqueeze(Importer &importer,
                                      const onnx::NodeProto &node) {
   FailureOr<SymbolicShape> from = importer.getShape(node, 0);
-  FailureOr<SmallVector<int64_t>> axesInput = importer.getInts(node, 1, "axes");
-  if (failed(from) || failed(axesInput))
+  FailureOr<std::optional<SmallVector<int64_t>>> raw =
+      getRawAxes(importer, node);
+  if (failed(from) || failed(raw))
     return failure();
-  int64_t rank = from->size() + axesInput->size();
+  if (!*raw)
+    return importer.emitError() << "Unsqueeze needs axes";
+  int64_t rank = from->size() + (*raw)->size();
   FailureOr<SmallVector<int64_t>> axes = getAxes(importer, node, rank);
   if (failed(axes))
     return failure();
@@ -698,11 +716,12 @@ static LogicalResult importSplit(Importer &importer,
   SymbolicShape shape = *importer.getShape(node, 0);
   int64_t outputs = node.output_size();
   SmallVector<int64_t> splits;
-  if (Importer::hasInput(node, 1)) {
-    FailureOr<SmallVector<int64_t>> values = importer.getInts(node, 1, "split");
-    if (failed(values))
-      return failure();
-    splits = *values;
+  FailureOr<std::optional<SmallVector<int64_t>>> given =
+      importer.getIntsInputOrAttribute(node, 1, "split", 13);
+  if (failed(given))
+    return failure();
+  if (*given) {
+    splits = **given;
   } else {
     if (outputs == 0)
       return importer.emitError() << "Split has no outputs";
