@@ -211,6 +211,19 @@ onnx_import::getFloatType(Importer &importer, const onnx::NodeProto &node,
   return type;
 }
 
+FailureOr<RankedTensorType>
+onnx_import::getNumericType(Importer &importer, const onnx::NodeProto &node,
+                            int i) {
+  FailureOr<RankedTensorType> type = importer.getType(node, i);
+  if (failed(type))
+    return failure();
+  if (type->getElementType().isInteger(1))
+    return importer.emitError()
+           << "unsupported element type " << type->getElementType() << " for "
+           << node.op_type();
+  return type;
+}
+
 FailureOr<int64_t> onnx_import::normalizeAxis(Importer &importer, int64_t axis,
                                               int64_t rank) {
   if (axis < -rank || axis >= rank) {

@@ -327,6 +327,11 @@ const onnx::AttributeProto *getAttr(const onnx::NodeProto &node,
 FailureOr<RankedTensorType> getFloatType(Importer &importer,
                                          const onnx::NodeProto &node, int i);
 
+/// The type of input `i` of `node`, which must have float or integer
+/// elements, not bool: emits an error naming the op otherwise.
+FailureOr<RankedTensorType> getNumericType(Importer &importer,
+                                           const onnx::NodeProto &node, int i);
+
 /// Normalizes `axis` in [-rank, rank) to [0, rank); emits an error and
 /// fails when it is out of range.
 FailureOr<int64_t> normalizeAxis(Importer &importer, int64_t axis,

@@ -188,14 +188,10 @@ static LogicalResult importGlobalAveragePool(Importer &importer,
 static LogicalResult importReduce(Importer &importer,
                                   const onnx::NodeProto &node,
                                   Combiner combiner, bool axesInput) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<RankedTensorType> type = getNumericType(importer, node, 0);
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(type) || failed(value))
     return failure();
-  if (type->getElementType().isInteger(1))
-    return importer.emitError() << "unsupported element type "
-                                << type->getElementType() << " for "
-                                << node.op_type();
   FailureOr<SmallVector<int64_t>> axes =
       getReduceAxes(importer, node, type->getRank(), axesInput);
   if (failed(axes))
@@ -319,14 +315,11 @@ LogicalResult mlir::tfm::onnx_import::importDecomposedLayerNormalization(
 /// larger than any number, as in NumPy.
 static LogicalResult importArgMax(Importer &importer,
                                   const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<RankedTensorType> type = getNumericType(importer, node, 0);
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(type) || failed(value))
     return failure();
   Type elementType = type->getElementType();
-  if (elementType.isInteger(1))
-    return importer.emitError()
-           << "unsupported element type " << elementType << " for ArgMax";
   int64_t rank = type->getRank();
   FailureOr<int64_t> axis =
       normalizeAxis(importer, getIntAttr(node, "axis", 0), rank);
@@ -404,14 +397,11 @@ static LogicalResult importArgMax(Importer &importer,
 /// that adds each element in order of j, or 0 where j is not summed.
 static LogicalResult importCumSum(Importer &importer,
                                   const onnx::NodeProto &node) {
-  FailureOr<RankedTensorType> type = importer.getType(node, 0);
+  FailureOr<RankedTensorType> type = getNumericType(importer, node, 0);
   FailureOr<Value> value = importer.getValue(node, 0);
   if (failed(type) || failed(value))
     return failure();
   Type elementType = type->getElementType();
-  if (elementType.isInteger(1))
-    return importer.emitError()
-           << "unsupported element type " << elementType << " for CumSum";
   FailureOr<SmallVector<int64_t>> axisInts = importer.getInts(node, 1, "axis");
   if (failed(axisInts))
     return failure();
