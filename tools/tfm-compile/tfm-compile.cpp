@@ -628,7 +628,7 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
     // Object files of the module's partitions, optimized and compiled on
     // --j threads (the optimization above is theirs here).
     SmallVector<std::string> objects;
-    auto removeObjects = llvm::make_scope_exit([&] {
+    llvm::scope_exit removeObjects([&] {
       for (const std::string &object : objects)
         llvm::sys::fs::remove(object);
     });

@@ -417,8 +417,10 @@ parseEinsum(Importer &importer, StringRef equation, ArrayRef<int64_t> ranks) {
   if (explicitOutput) {
     if (failed(parseTerm(rhs, -1, result.output)))
       return failure();
-    for (auto [i, label] : llvm::enumerate(result.output)) {
-      if (llvm::is_contained(ArrayRef(result.output).drop_front(i + 1), label))
+    ArrayRef<int> output(result.output);
+    for (size_t i = 0; i < output.size(); ++i) {
+      int label = output[i];
+      if (llvm::is_contained(output.drop_front(i + 1), label))
         return importer.emitError() << "Einsum's result '" << rhs
                                     << "' repeats a subscript";
       if (llvm::none_of(result.inputs, [&](ArrayRef<int> labels) {
