@@ -71,15 +71,23 @@ def masked_softmax(x, valid_lens=None):
 
 
 def attention(query, key, value, valid_lens=None, mask=None, scale=None,
-              causal=False):
+              causal=False, query_offset=0):
     """Scaled dot-product attention over the last two dimensions.
 
     The scores are `Q Kᵀ · scale` (scale 1/sqrt(D) by default), plus the
     additive `mask`; keys at or past `valid_lens` are then replaced by -1e6
-    (d2l's DotProductAttention), and with `causal` key j > query i is -inf
-    (PyTorch's is_causal, aligned at the top left).
+    (d2l's DotProductAttention), and with `causal` key j > query i +
+    query_offset is -inf (PyTorch's is_causal, aligned at the top left
+    without an offset). Grouped-query attention: key and value with fewer
+    heads (dimension -3) than query are repeated to query's heads, each
+    key/value head for its group of consecutive query heads (Hugging Face's
+    repeat_kv).
     """
     query, key, value, mask = _f64(query, key, value, mask)
+    if query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        group = query.shape[-3] // key.shape[-3]
+        key = np.repeat(key, group, axis=-3)
+        value = np.repeat(value, group, axis=-3)
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
     scores = batch_matmul(query, key, transpose_rhs=True) * scale
@@ -90,7 +98,8 @@ def attention(query, key, value, valid_lens=None, mask=None, scale=None,
                           D2L_MASK_VALUE)
     if causal:
         sq, sk = scores.shape[-2:]
-        future = np.arange(sk)[None, :] > np.arange(sq)[:, None]
+        future = (np.arange(sk)[None, :]
+                  > np.arange(sq)[:, None] + query_offset)
         scores = np.where(future, -np.inf, scores)
     return np.matmul(softmax(scores, axis=-1), value)
 

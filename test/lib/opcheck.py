@@ -197,7 +197,9 @@ def masked_softmax(p, rng):
 
 def attention(p, rng):
     """batch=2 sq=7 sk=9 d=16 dv=d valid_lens=none|batch|query lens_type
-    mask=SHAPE (broadcastable to batch x sq x sk) causal scale=S"""
+    mask=SHAPE (broadcastable to batch x sq x sk) causal scale=S
+    kv_heads=H (grouped-query: key and value with H heads, the last batch
+    dimension) query_offset=N (with causal)"""
     batch, sq, sk = p.shape("batch", "2"), p.int("sq", 7), p.int("sk", 9)
     d = p.int("d", 16)
     dv = p.int("dv", d)
@@ -205,17 +207,21 @@ def attention(p, rng):
     dtype = int_dtype(p)
     mask_shape = p.shape("mask", "-") if p.has("mask") else None
     causal, scale = p.flag("causal"), p.float("scale")
+    kv_batch = batch[:-1] + (p.int("kv_heads", batch[-1]),) if batch \
+        else batch
+    offset = p.int("query_offset", 0)
     c = Case()
-    q, k, v = randn(rng, *batch, sq, d), randn(rng, *batch, sk, d), \
-        randn(rng, *batch, sk, dv)
+    q, k, v = randn(rng, *batch, sq, d), randn(rng, *kv_batch, sk, d), \
+        randn(rng, *kv_batch, sk, dv)
     lens = None if shape is None else valid_lens(rng, shape, sk, dtype)
     mask = None if mask_shape is None else randn(rng, *mask_shape)
-    c.op("tfm.attention",
-         c.args_of(("query", q), ("key", k), ("value", v)),
+    operands = c.args_of(("query", q), ("key", k), ("value", v))
+    c.op("tfm.attention", operands,
          groups={"valid_lens": c.arg("valid_lens", lens),
-                 "mask": c.arg("mask", mask)},
+                 "mask": c.arg("mask", mask),
+                 "query_offset": c.main.index(offset) if offset else None},
          attrs={"causal": causal, "scale": scale})
-    c.expected = ref.attention(q, k, v, lens, mask, scale, causal)
+    c.expected = ref.attention(q, k, v, lens, mask, scale, causal, offset)
     return c
 
 

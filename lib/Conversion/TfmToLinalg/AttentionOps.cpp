@@ -148,6 +148,15 @@ static Value collapseBatchDims(OpBuilder &b, Location loc, Value v,
                                          getLeadingGroup(batchRank, rank));
 }
 
+/// Returns `size / divisor` for a size that `divisor` divides.
+static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
+                               int64_t divisor) {
+  if (std::optional<int64_t> value = getConstantIntValue(size))
+    return b.getIndexAttr(*value / divisor);
+  Value d = arith::ConstantIndexOp::create(b, loc, divisor);
+  return arith::DivUIOp::create(b, loc, cast<Value>(size), d).getResult();
+}
+
 /// Builds a `linalg.generic` with `maps` for `inputs` then `init`, whose
 /// last `numReductions` loops are reductions and the others parallel, and
 /// whose body yields `body(block arguments)`.
@@ -420,6 +429,8 @@ struct MaskingOperands {
   /// when the offset is given).
   bool causal = false;
   Value queryOffset;
+  /// The rows of one query position (ScoreMasking::queryGroup).
+  int64_t queryGroup = 1;
 };
 } // namespace
 
@@ -559,6 +570,7 @@ static Value createMaskedScores(OpBuilder &b, Location loc, Value scores,
         if (masking.causal) {
           score.query = indices[rank - 2];
           score.queryOffset = masking.queryOffset;
+          score.queryGroup = masking.queryGroup;
         }
         return tfm::buildMaskedScore(
             nb, nloc, convertFloat(nb, nloc, args[0], accType), score);
@@ -580,19 +592,21 @@ static void replaceWithPooledValues(PatternRewriter &rewriter, Operation *op,
       op, castToTensorType(rewriter, loc, result, op->getResult(0).getType()));
 }
 
-/// Attention for one query row per batch (a decoding step against a
-/// key/value cache): `query` is `[B..., 1, D]`, `key` `[B..., Sk, D]` and
+/// Attention for one query position per batch (a decoding step against a
+/// key/value cache): `query` is `[B..., 1, D]` (`[B..., g, D]` in a
+/// grouped-query attention's rows), `key` `[B..., Sk, D]` and
 /// `value` `[B..., Sk, Dv]`; `validLens` and `mask` as the flash path
 /// normalises them (`[B...]` or `[B..., Sq]`, `[B'..., Sq, Sk]`). The scores of one row are few (Sk per batch),
 /// so they are materialised: each is a dot product of the query with a key
 /// row, read where it lies (no transposed copy of the keys, which a flash
 /// attention's block products need and a decoding step would pay a whole
-/// pass over the cache for), then the causal mask, the softmax and the
+/// pass over the cache for), then the causal mask (of `masking`, which
+/// also says the rows' query offset and group), the softmax and the
 /// product with the values. Every key and value is read once.
-static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
-                                   Value query, Value key, Value value,
-                                   Value validLens, Value mask,
-                                   double scale) {
+static Value createDecodeAttention(OpBuilder &b, Location loc, Value query,
+                                   Value key, Value value, Value validLens,
+                                   Value mask, double scale,
+                                   MaskingOperands masking) {
   MLIRContext *ctx = b.getContext();
   Type elementType = getTensorType(query).getElementType();
   Type accType = getAccumulatorType(elementType);
@@ -621,17 +635,155 @@ static Value createDecodeAttention(OpBuilder &b, Location loc, AttentionOp op,
         Value product = arith::MulFOp::create(nb, nloc, q, k);
         return arith::AddFOp::create(nb, nloc, product, args[2]);
       });
-  MaskingOperands masking;
   masking.scale = createFloatConstant(b, loc, accType, scale);
   masking.mask = mask;
   masking.validLens = validLens;
-  masking.causal = op.getCausal();
-  masking.queryOffset = op.getQueryOffset();
   scores = createMaskedScores(b, loc, scores, masking);
   Value weights = createSoftmax(b, loc, scores, elementType);
   Value result = createBatchedMatmul(b, loc, weights, value,
                                      /*transposeRhs=*/false, accType);
   return convertElements(b, loc, result, elementType);
+}
+
+//===----------------------------------------------------------------------===//
+// Grouped-query attention's layout
+//===----------------------------------------------------------------------===//
+//
+// A grouped-query attention (`H_q = g · H_kv` query heads, `H_kv` key/value
+// heads) is lowered as an attention over the key/value heads in which the g
+// query heads of each group are interleaved as rows: `[B..., H_q, S, X]`
+// becomes `[B..., H_kv, S · g, X]`, row `i · g + r` holding query head
+// `h · g + r` at position `i`. Each block of keys and values is then read
+// once for the g query heads that share it (a decoding step's g rows become
+// one small matrix product against the cache), and the repeats that
+// PyTorch's repeat_kv materialises never exist. The causal mask compares
+// positions, `row / g` (ScoreMasking::queryGroup).
+
+/// Returns `x`, `[B..., H, S, T...]` with the heads at `headDim` (H the query
+/// heads, or 1 when shared by all) and the positions S after them, in
+/// grouped rows: `[B..., H / g (or 1), S · g, T...]`. With `positions` set,
+/// `x` has no position dimension (`[B..., H, T...]`, e.g. one valid length
+/// per head) and each row of a head gets its value at every position.
+static Value interleaveQueryGroups(OpBuilder &b, Location loc, Value x,
+                                   int64_t headDim, int64_t group,
+                                   OpFoldResult positions = {}) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(x);
+  int64_t heads = type.getDimSize(headDim);
+  bool hasPositions = !positions;
+  if (hasPositions)
+    positions = tensor::getMixedSize(b, loc, x, headDim + 1);
+  int64_t trailing = type.getRank() - headDim - (hasPositions ? 2 : 1);
+  SmallVector<OpFoldResult> dims = getDims(b, loc, x);
+  SmallVector<OpFoldResult> lead(dims.begin(), dims.begin() + headDim);
+  ArrayRef<OpFoldResult> tail = ArrayRef(dims).take_back(trailing);
+  OpFoldResult groupSize = b.getIndexAttr(group);
+  OpFoldResult outHeads = b.getIndexAttr(heads == 1 ? 1 : heads / group);
+
+  // Query heads split into [H_kv, g].
+  if (heads != 1) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t i = 0; i < headDim; ++i)
+      groups.push_back({i});
+    groups.push_back({headDim, headDim + 1});
+    for (int64_t i = headDim + 1; i < type.getRank(); ++i)
+      groups.push_back({i + 1});
+    SmallVector<OpFoldResult> sizes(lead);
+    sizes.append({outHeads, groupSize});
+    llvm::append_range(sizes, ArrayRef(dims).drop_front(headDim + 1));
+    x = expandTo(b, loc, x, groups, sizes);
+  }
+  int64_t h = headDim, i = headDim + 1, r = headDim + 2;
+
+  // One position: [B..., H_kv, g, 1, T...] is already in rows.
+  if (heads != 1 && hasPositions && isConstantIntValue(positions, 1)) {
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t d = 0; d <= h; ++d)
+      groups.push_back({d});
+    groups.push_back({i, r});
+    for (int64_t t = 0; t < trailing; ++t)
+      groups.push_back({r + 1 + t});
+    return tensor::CollapseShapeOp::create(b, loc, x, groups);
+  }
+
+  // Loops (B..., h, i, r, T...) over [B..., H_kv, S, g, T...].
+  int64_t numLoops = headDim + 3 + trailing;
+  SmallVector<int64_t> inDims = llvm::to_vector(llvm::seq<int64_t>(0, h + 1));
+  if (heads != 1)
+    inDims.push_back(r);
+  if (hasPositions)
+    inDims.push_back(i);
+  for (int64_t t = 0; t < trailing; ++t)
+    inDims.push_back(r + 1 + t);
+  SmallVector<OpFoldResult> outDims(lead);
+  outDims.append({outHeads, positions, groupSize});
+  llvm::append_range(outDims, tail);
+  Value init = tensor::EmptyOp::create(b, loc, outDims, type.getElementType());
+  Value out = createGeneric(
+      b, loc, x, init,
+      {getProjection(ctx, numLoops, inDims),
+       AffineMap::getMultiDimIdentityMap(numLoops, ctx)},
+      0, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+
+  // [B..., H_kv, S · g, T...]
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d <= h; ++d)
+    groups.push_back({d});
+  groups.push_back({i, r});
+  for (int64_t t = 0; t < trailing; ++t)
+    groups.push_back({r + 1 + t});
+  return tensor::CollapseShapeOp::create(b, loc, out, groups);
+}
+
+/// The inverse of interleaveQueryGroups for an attention's result:
+/// `[B..., H_kv, S · g, Dv]` back to `[B..., H_q, S, Dv]`.
+static Value deinterleaveQueryGroups(OpBuilder &b, Location loc, Value x,
+                                     int64_t group) {
+  MLIRContext *ctx = b.getContext();
+  auto type = getTensorType(x);
+  int64_t rank = type.getRank(), h = rank - 3;
+  SmallVector<OpFoldResult> dims = getDims(b, loc, x);
+  OpFoldResult groupSize = b.getIndexAttr(group);
+  OpFoldResult positions = divideSize(b, loc, dims[h + 1], group);
+
+  // [B..., H_kv, S, g, Dv], or [B..., H_kv, g, 1, Dv] for one position,
+  // where rows are already in that order.
+  bool onePosition = isConstantIntValue(positions, 1);
+  SmallVector<ReassociationIndices> split = getLeadingGroup(1, rank);
+  split[h + 1] = {h + 1, h + 2};
+  split[h + 2] = {h + 3};
+  SmallVector<OpFoldResult> sizes(dims.begin(), dims.begin() + h + 1);
+  if (onePosition)
+    sizes.append({groupSize, positions, dims[h + 2]});
+  else
+    sizes.append({positions, groupSize, dims[h + 2]});
+  Value out = expandTo(b, loc, x, split, sizes);
+
+  // Loops (B..., h, r, i, d) over [B..., H_kv, g, S, Dv].
+  if (!onePosition) {
+    int64_t numLoops = rank + 1;
+    SmallVector<int64_t> inDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, h + 1));
+    inDims.append({h + 2, h + 1, h + 3});
+    SmallVector<OpFoldResult> outDims(dims.begin(), dims.begin() + h + 1);
+    outDims.append({groupSize, positions, dims[h + 2]});
+    Value init =
+        tensor::EmptyOp::create(b, loc, outDims, type.getElementType());
+    out = createGeneric(
+        b, loc, out, init,
+        {getProjection(ctx, numLoops, inDims),
+         AffineMap::getMultiDimIdentityMap(numLoops, ctx)},
+        0, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
+  }
+
+  // [B..., H_q, S, Dv]
+  SmallVector<ReassociationIndices> merge;
+  for (int64_t d = 0; d < h; ++d)
+    merge.push_back({d});
+  merge.push_back({h, h + 1});
+  merge.push_back({h + 2});
+  merge.push_back({h + 3});
+  return tensor::CollapseShapeOp::create(b, loc, out, merge);
 }
 
 //===----------------------------------------------------------------------===//
@@ -719,11 +871,46 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       return success();
     }
 
+    // A grouped-query attention runs on the key/value heads with the query
+    // heads of each group as rows (interleaveQueryGroups): the query, the
+    // mask and the valid lengths in that layout, the query offset in rows.
+    Value query = op.getQuery(), lens = op.getValidLens();
+    Value mask = op.getMask(), queryOffset = op.getQueryOffset();
+    int64_t group = op.getQueryGroup();
+    if (group != 1) {
+      int64_t heads = batchRank - 1;
+      OpFoldResult positions =
+          tensor::getMixedSize(rewriter, loc, query, rank - 2);
+      if (mask)
+        mask = interleaveQueryGroups(
+            rewriter, loc,
+            prepareSharedMask(rewriter, loc, mask, query, op.getKey(),
+                              /*allOrNone=*/false),
+            heads, group);
+      if (lens) {
+        // The heads statically the query's, as interleaving needs them.
+        auto lensType = getTensorType(lens);
+        SmallVector<int64_t> lensShape(lensType.getShape());
+        lensShape[heads] = getTensorType(query).getDimSize(heads);
+        lens = castToTensorType(rewriter, loc, lens, lensType.clone(lensShape));
+      }
+      if (lens)
+        lens = getTensorType(lens).getRank() == batchRank
+                   ? interleaveQueryGroups(rewriter, loc, lens, heads, group,
+                                           positions)
+                   : interleaveQueryGroups(rewriter, loc, lens, heads, group);
+      query = interleaveQueryGroups(rewriter, loc, query, heads, group);
+      if (queryOffset)
+        queryOffset = arith::MulIOp::create(
+            rewriter, loc, queryOffset,
+            arith::ConstantIndexOp::create(rewriter, loc, group));
+    }
+
     // One batch dimension, or several when collapsing them would need an
     // expand_shape with two dynamic sizes in one group (see
     // canExpandAfterCollapse).
     SmallVector<OpFoldResult> batchSizes =
-        getLeadingDims(rewriter, loc, op.getQuery(), batchRank);
+        getLeadingDims(rewriter, loc, query, batchRank);
     bool collapse = batchRank != 1 && canExpandAfterCollapse(batchSizes);
     auto normalize = [&](Value v, int64_t lead) -> Value {
       if (!v || !collapse)
@@ -745,18 +932,18 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       }
       return collapseBatchDims(rewriter, loc, v, lead);
     };
-    Value query = normalize(op.getQuery(), batchRank);
+    Value groupedQuery = query;
+    query = normalize(query, batchRank);
     Value key = normalize(op.getKey(), batchRank);
     Value value = normalize(op.getValue(), batchRank);
-    Value lens = normalize(op.getValidLens(), batchRank);
-    int64_t newRank = getTensorType(query).getRank();
-
+    lens = normalize(lens, batchRank);
     // The mask as `[B'..., Sq, Sk]` f32, each batch dimension 1 where the
     // mask is shared along it.
-    Value mask;
-    if (op.getMask())
-      mask = normalize(prepareSharedMask(rewriter, op, /*allOrNone=*/collapse),
+    if (mask)
+      mask = normalize(prepareSharedMask(rewriter, loc, mask, groupedQuery,
+                                         op.getKey(), /*allOrNone=*/collapse),
                        batchRank);
+    int64_t newRank = getTensorType(query).getRank();
 
     // The flash attention: the online softmax over blocks of keys.
     auto flash = [&]() -> Value {
@@ -785,13 +972,14 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       Value sum = createFilledTensor(rewriter, loc, rows, f32, 0.0);
       // A causal mask shifted by query_offset: the queries start there among
       // the keys, and the keys at 0.
-      Value queryOffset = op.getQueryOffset(), keyOffset;
+      Value keyOffset;
       if (queryOffset)
         keyOffset = arith::ConstantIndexOp::create(rewriter, loc, 0);
       auto online = OnlineAttentionOp::create(
           rewriter, loc, acc.getType(), max.getType(), sum.getType(), query, keyT,
           value, lens, mask, queryOffset, keyOffset, acc, max, sum,
-          op.getScaleAttr(), op.getCausalAttr());
+          op.getScaleAttr(), op.getCausalAttr(),
+          rewriter.getI64IntegerAttr(group));
 
       // out = acc / sum, in the element type.
       MLIRContext *ctx = rewriter.getContext();
@@ -807,26 +995,31 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       return out;
     };
 
-    // One query row per batch (a decoding step) reads the keys as they
-    // lie: at run time when the number of queries is dynamic.
-    int64_t queries = getTensorType(query).getDimSize(newRank - 2);
+    // One query position per batch (a decoding step) reads the keys as they
+    // lie: at run time when the number of queries is dynamic. Its rows are
+    // the group's query heads in a grouped-query attention.
+    int64_t rowCount = getTensorType(query).getDimSize(newRank - 2);
     std::optional<double> scale = op.getEffectiveScale();
     bool decodable = decodePath && scale &&
-                     (queries == 1 || ShapedType::isDynamic(queries));
+                     (rowCount == group || ShapedType::isDynamic(rowCount));
+    MaskingOperands masking;
+    masking.causal = op.getCausal();
+    masking.queryOffset = queryOffset;
+    masking.queryGroup = group;
     Value out;
     if (!decodable) {
       out = flash();
-    } else if (queries == 1) {
-      out = createDecodeAttention(rewriter, loc, op, query, key, value, lens,
-                                  mask, *scale);
+    } else if (rowCount == group) {
+      out = createDecodeAttention(rewriter, loc, query, key, value, lens, mask,
+                                  *scale, masking);
     } else {
       auto queryType = getTensorType(query);
       SmallVector<int64_t> oneRow(queryType.getShape());
-      oneRow[newRank - 2] = 1;
+      oneRow[newRank - 2] = group;
       Value isOne = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::eq,
           tensor::DimOp::create(rewriter, loc, query, newRank - 2),
-          arith::ConstantIndexOp::create(rewriter, loc, 1));
+          arith::ConstantIndexOp::create(rewriter, loc, group));
       SmallVector<int64_t> outShape(queryType.getShape());
       outShape.back() = getTensorType(value).getShape().back();
       auto outType = RankedTensorType::get(outShape, elementType);
@@ -837,9 +1030,8 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
       rewriter.setInsertionPointToStart(branch.thenBlock());
       Value row = tensor::CastOp::create(
           rewriter, loc, queryType.clone(oneRow), query);
-      Value decoded =
-          createDecodeAttention(rewriter, loc, op, row, key, value, lens,
-                                mask, *scale);
+      Value decoded = createDecodeAttention(rewriter, loc, row, key, value,
+                                            lens, mask, *scale, masking);
       scf::YieldOp::create(
           rewriter, loc,
           castToTensorType(rewriter, loc, decoded, outType));
@@ -851,7 +1043,7 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
     if (collapse) {
       SmallVector<OpFoldResult> outSizes(batchSizes);
       outSizes.push_back(
-          tensor::getMixedSize(rewriter, loc, op.getQuery(), rank - 2));
+          tensor::getMixedSize(rewriter, loc, groupedQuery, rank - 2));
       outSizes.push_back(
           tensor::getMixedSize(rewriter, loc, op.getValue(), rank - 1));
       if (batchRank == 0)
@@ -861,27 +1053,28 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         out = expandTo(rewriter, loc, out, getLeadingGroup(batchRank, rank),
                        outSizes);
     }
+    if (group != 1)
+      out = deinterleaveQueryGroups(rewriter, loc, out, group);
     rewriter.replaceOp(op, castToTensorType(rewriter, loc, out, op.getType()));
     return success();
   }
 
-  /// Returns the mask of `op` as an f32 tensor `[B'..., Sq, Sk]` of the
-  /// op's rank, where B' is 1 wherever the mask is statically shared along
-  /// that batch dimension and the batch size elsewhere. Unit query or key
-  /// dimensions, and dynamic ones that may be 1, are broadcast into a new
-  /// tensor. With `allOrNone`, the batch dimensions are either all shared
-  /// or none is, so that they can be collapsed into one.
-  static Value prepareSharedMask(PatternRewriter &rewriter, AttentionOp op,
+  /// Returns `mask`, broadcastable to the scores of `query` and `key`, as an
+  /// f32 tensor `[B'..., Sq, Sk]` of the query's rank, where B' is 1
+  /// wherever the mask is statically shared along that batch dimension and
+  /// the batch size elsewhere. Unit query or key dimensions, and dynamic
+  /// ones that may be 1, are broadcast into a new tensor. With `allOrNone`,
+  /// the batch dimensions are either all shared or none is, so that they
+  /// can be collapsed into one.
+  static Value prepareSharedMask(PatternRewriter &rewriter, Location loc,
+                                 Value mask, Value query, Value key,
                                  bool allOrNone) {
-    Location loc = op.getLoc();
-    Value mask = op.getMask();
     auto maskType = getTensorType(mask);
-    int64_t rank = getTensorType(op.getQuery()).getRank();
+    int64_t rank = getTensorType(query).getRank();
     int64_t offset = rank - maskType.getRank();
     SmallVector<OpFoldResult> scoreDims =
-        getLeadingDims(rewriter, loc, op.getQuery(), rank - 1);
-    scoreDims.push_back(
-        tensor::getMixedSize(rewriter, loc, op.getKey(), rank - 2));
+        getLeadingDims(rewriter, loc, query, rank - 1);
+    scoreDims.push_back(tensor::getMixedSize(rewriter, loc, key, rank - 2));
     SmallVector<int64_t> scoreShape = getStaticShape(scoreDims);
 
     // The shape of the prepared mask, and whether the mask has it already
@@ -1080,15 +1273,6 @@ struct LowerKernelPooling : OpRewritePattern<KernelPoolingOp> {
     return success();
   }
 };
-
-/// Returns `size / divisor` for a size that `divisor` divides.
-static OpFoldResult divideSize(OpBuilder &b, Location loc, OpFoldResult size,
-                               int64_t divisor) {
-  if (std::optional<int64_t> value = getConstantIntValue(size))
-    return b.getIndexAttr(*value / divisor);
-  Value d = arith::ConstantIndexOp::create(b, loc, divisor);
-  return arith::DivUIOp::create(b, loc, cast<Value>(size), d).getResult();
-}
 
 /// Transposes dimensions 1 and 2 of the rank-4 tensor `v` with a
 /// linalg.transpose.

@@ -248,7 +248,7 @@ func.func @attention_mask_element_type(%q: tensor<8x10x16xf32>, %mask: tensor<10
 // -----
 
 func.func @attention_key_batch(%q: tensor<2x4x10x16xf32>, %k: tensor<2x8x10x16xf32>, %v: tensor<2x4x10x16xf32>) {
-  // expected-error @+1 {{expected dimension 1 of key to be 4 (batch dimension of query), found 'tensor<2x8x10x16xf32>'}}
+  // expected-error @+1 {{expected dimension 1 of key (its heads) to be 4 (query's) or a divisor of it (grouped-query attention), found 'tensor<2x8x10x16xf32>'}}
   %0 = tfm.attention %q, %k, %v : (tensor<2x4x10x16xf32>, tensor<2x8x10x16xf32>, tensor<2x4x10x16xf32>) -> tensor<2x4x10x16xf32>
   return
 }
@@ -256,8 +256,33 @@ func.func @attention_key_batch(%q: tensor<2x4x10x16xf32>, %k: tensor<2x8x10x16xf
 // -----
 
 func.func @attention_value_batch(%q: tensor<8x10x16xf32>, %v: tensor<4x10x16xf32>) {
-  // expected-error @+1 {{expected dimension 0 of value to be 8 (batch dimension of query), found 'tensor<4x10x16xf32>'}}
+  // expected-error @+1 {{expected dimension 0 of value to be 8 (batch dimension of key), found 'tensor<4x10x16xf32>'}}
   %0 = tfm.attention %q, %q, %v : (tensor<8x10x16xf32>, tensor<8x10x16xf32>, tensor<4x10x16xf32>) -> tensor<8x10x16xf32>
+  return
+}
+
+// -----
+
+// Grouped-query attention: key and value share their heads.
+func.func @attention_grouped_value_heads(%q: tensor<1x8x10x16xf32>, %k: tensor<1x2x10x16xf32>, %v: tensor<1x4x10x16xf32>) {
+  // expected-error @+1 {{expected dimension 1 of value to be 2 (batch dimension of key), found 'tensor<1x4x10x16xf32>'}}
+  %0 = tfm.attention %q, %k, %v : (tensor<1x8x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x4x10x16xf32>) -> tensor<1x8x10x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grouped_batch(%q: tensor<2x8x10x16xf32>, %k: tensor<1x2x10x16xf32>) {
+  // expected-error @+1 {{expected dimension 0 of key to be 2 (batch dimension of query), found 'tensor<1x2x10x16xf32>'}}
+  %0 = tfm.attention %q, %k, %k : (tensor<2x8x10x16xf32>, tensor<1x2x10x16xf32>, tensor<1x2x10x16xf32>) -> tensor<2x8x10x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grouped_not_divisor(%q: tensor<1x8x10x16xf32>, %k: tensor<1x3x10x16xf32>) {
+  // expected-error @+1 {{expected dimension 1 of key (its heads) to be 8 (query's) or a divisor of it (grouped-query attention), found 'tensor<1x3x10x16xf32>'}}
+  %0 = tfm.attention %q, %k, %k : (tensor<1x8x10x16xf32>, tensor<1x3x10x16xf32>, tensor<1x3x10x16xf32>) -> tensor<1x8x10x16xf32>
   return
 }
 
@@ -2035,5 +2060,13 @@ func.func @multi_head_attention_zero_keys(%x: tensor<2x4x32xf32>, %kv: tensor<2x
 func.func @prepend_class_token_zero_features(%x: tensor<1x196x0xf32>, %cls: tensor<1x1x0xf32>) {
   // expected-error @+1 {{'tfm.prepend_class_token' op expected the feature size (dimension 2 of input) to be at least 1, found 'tensor<1x196x0xf32>'}}
   %0 = tfm.prepend_class_token %x, %cls : (tensor<1x196x0xf32>, tensor<1x1x0xf32>) -> tensor<1x197x0xf32>
+  return
+}
+
+// -----
+
+func.func @online_attention_query_group(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x9xf32>, %v: tensor<2x9x16xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) {
+  // expected-error @+1 {{'tfm.online_attention' op expected a positive query_group, found 0}}
+  %r:3 = tfm.online_attention %q, %kt, %v {query_group = 0 : i64} outs(%acc, %max, %sum : tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>) : tensor<2x8x16xf32>, tensor<2x16x9xf32>, tensor<2x9x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
   return
 }

@@ -133,8 +133,9 @@ void MaskedSoftmaxOp::getCanonicalizationPatterns(RewritePatternSet &results,
 //===----------------------------------------------------------------------===//
 
 /// Verifies the operands shared by the dot-product attention ops: query,
-/// key and value of equal rank and batch dimensions, matching head sizes,
-/// and the optional valid_lens and mask against the score shape.
+/// key and value of equal rank and batch dimensions (but for key/value
+/// heads that divide the query's), matching head sizes, and the optional
+/// valid_lens and mask against the score shape.
 static LogicalResult verifyDotProductOperands(Operation *op,
                                               const NamedValue &q,
                                               const NamedValue &k,
@@ -144,8 +145,25 @@ static LogicalResult verifyDotProductOperands(Operation *op,
       failed(verifyRank(op, k, q.getRank(), "(the rank of query)")) ||
       failed(verifyRank(op, v, q.getRank(), "(the rank of query)")) ||
       failed(verifySameElementType(op, q, {k, v, {"mask", mask}})) ||
-      failed(verifySameLeadingDims(op, q, k, q.getRank() - 2)) ||
-      failed(verifySameLeadingDims(op, q, v, q.getRank() - 2)) ||
+      failed(verifySameLeadingDims(op, q, k, q.getRank() - 3)))
+    return failure();
+  // The heads (the last batch dimension): query's, or for a grouped-query
+  // attention a static divisor of query's, each key/value head shared by
+  // that many query heads.
+  if (q.getRank() >= 3) {
+    int64_t queryHeads = q.getDim(-3), keyHeads = k.getDim(-3);
+    bool grouped = !ShapedType::isDynamic(queryHeads) &&
+                   !ShapedType::isDynamic(keyHeads) && keyHeads > 0 &&
+                   queryHeads % keyHeads == 0;
+    if (!grouped && !areCompatibleDims(queryHeads, keyHeads))
+      return op->emitOpError()
+             << "expected dimension " << q.getRank() - 3
+             << " of key (its heads) to be " << queryHeads
+             << " (query's) or a divisor of it (grouped-query attention), "
+                "found "
+             << k.getType();
+  }
+  if (failed(verifySameLeadingDims(op, k, v, q.getRank() - 2)) ||
       failed(verifyDim(op, k, -1, q.getDim(-1), "query's head dimension")) ||
       failed(verifyDim(op, v, -2, k.getDim(-2), "key's sequence length")))
     return failure();
@@ -200,6 +218,18 @@ LogicalResult AttentionOp::inferReturnTypes(MLIRContext *,
   SmallVector<int64_t> shape(q.getShape().drop_back());
   shape.push_back(v.getShape().back());
   return inferTensor(types, shape, q.getElementType());
+}
+
+int64_t AttentionOp::getQueryGroup() {
+  int64_t rank = getQuery().getType().getRank();
+  if (rank < 3)
+    return 1;
+  int64_t queryHeads = getQuery().getType().getDimSize(rank - 3);
+  int64_t keyHeads = getKey().getType().getDimSize(rank - 3);
+  if (ShapedType::isDynamic(queryHeads) || ShapedType::isDynamic(keyHeads) ||
+      keyHeads == 0)
+    return 1;
+  return queryHeads / keyHeads;
 }
 
 std::optional<double> AttentionOp::getEffectiveScale() {

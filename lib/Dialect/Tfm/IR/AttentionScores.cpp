@@ -32,6 +32,10 @@ Value mlir::tfm::buildMaskedScore(OpBuilder &b, Location loc, Value score,
     Value query = masking.query;
     if (masking.queryOffset)
       query = arith::AddIOp::create(b, loc, query, masking.queryOffset);
+    if (masking.queryGroup != 1)
+      query = arith::DivUIOp::create(
+          b, loc, query,
+          arith::ConstantIndexOp::create(b, loc, masking.queryGroup));
     Value future = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                          masking.key, query);
     x = arith::SelectOp::create(

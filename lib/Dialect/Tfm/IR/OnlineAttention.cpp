@@ -70,6 +70,9 @@ LogicalResult OnlineAttentionOp::verify() {
           failed(verifyDim(*this, mask, i, batch[i], "1 or the batch size")))
         return failure();
   }
+  if (getQueryGroup() < 1)
+    return emitOpError() << "expected a positive query_group, found "
+                         << getQueryGroup();
   if (static_cast<bool>(getQueryOffset()) != static_cast<bool>(getKeyOffset()))
     return emitOpError("expected both offsets or neither");
   if (FloatAttr scale = getScaleAttr();
@@ -206,7 +209,7 @@ OnlineAttentionOp::getTiledImplementation(OpBuilder &b,
   auto tiled = OnlineAttentionOp::create(
       b, loc, acc.getType(), max.getType(), sum.getType(), query, keyT, value,
       validLens, mask, queryOffset, keyOffset, acc, max, sum, getScaleAttr(),
-      getCausalAttr());
+      getCausalAttr(), getQueryGroupAttr());
   SmallVector<Operation *> slices;
   for (Value v : {query, keyT, value, validLens, mask, acc, max, sum})
     if (v)
@@ -418,8 +421,16 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
   Value visible;
   if (queryOffset && !isConstantIntValue(keyOffset, 0)) {
     if (causal) {
+      // The position after the last row's.
       Value end = arith::AddIOp::create(
           b, loc, queryOffset, getValueOrCreateConstantIndexOp(b, loc, rows));
+      if (int64_t group = getQueryGroup(); group != 1) {
+        Value one = arith::ConstantIndexOp::create(b, loc, 1);
+        end = arith::SubIOp::create(b, loc, end, one);
+        end = arith::DivUIOp::create(
+            b, loc, end, arith::ConstantIndexOp::create(b, loc, group));
+        end = arith::AddIOp::create(b, loc, end, one);
+      }
       visible = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                       keyOffset, end);
     }
@@ -490,6 +501,7 @@ OnlineAttentionOp::decomposeOperation(OpBuilder &b) {
           if (causal) {
             masking.query = linalg::IndexOp::create(nb, nloc, batchRank);
             masking.queryOffset = queryOffset;
+            masking.queryGroup = getQueryGroup();
           }
           return buildMaskedScore(nb, nloc, args[0], masking);
         });

@@ -56,6 +56,11 @@ FailureOr<Value> buildWeights(OpBuilder &b, AttentionOp op) {
            << (scale ? "" : " with a dynamic head dimension and no scale")
            << " (tfm-expose-attention-weights takes [batch..., S, D] with a "
               "known scale)";
+  if (op.getQueryGroup() != 1)
+    return op.emitError() << "cannot expose the weights of a grouped-query "
+                             "attention ("
+                          << op.getQueryGroup()
+                          << " query heads per key/value head)";
   Value scores = BatchMatmulOp::create(b, loc, op.getQuery(), op.getKey(),
                                        /*transpose_rhs=*/true);
   auto scoresType = cast<RankedTensorType>(scores.getType());

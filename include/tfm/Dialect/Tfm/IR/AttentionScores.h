@@ -7,6 +7,9 @@
 //   s = j >= valid_len ? -1e6 : s      d2l's valid_lens, when given
 //   s = j > i + offset ? -inf : s      causal, after `offset` cached positions
 //
+// A grouped-query attention that lays the query heads of a key/value head
+// out as interleaved rows (row r = position r / g) compares the position.
+//
 // Every lowering that computes scores (the online attention's step, the
 // materialised scores of the reference and decode paths, the exposed
 // weights) builds this element-wise part with buildMaskedScore, so that it
@@ -41,8 +44,12 @@ struct ScoreMasking {
   Value key;
   /// The query's index (index type); needed with `causal`.
   Value query;
-  /// The positions before the first query (index type), or null for 0.
+  /// The rows before the first query (index type), or null for 0.
   Value queryOffset;
+  /// The query rows of one position: 1, or a grouped-query attention's
+  /// query heads per key/value head when their rows are interleaved (row r
+  /// of the group is position r / queryGroup, `queryOffset` counting rows).
+  int64_t queryGroup = 1;
 };
 
 /// Returns `score` (a float scalar) scaled and masked as tfm.attention

@@ -98,6 +98,14 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     same leading batch dimensions; d2l's layout is `[batch * heads, S, D]`,
     PyTorch's `[batch, heads, S, D]`, and both are accepted.
 
+    Grouped-query attention (Llama 2/3, Mistral, Qwen): `key` and `value`
+    may have fewer heads than `query` in the last batch dimension, a static
+    divisor `H_kv` of the query's `H_q`. Query head `h` then attends with
+    key/value head `h / (H_q / H_kv)`, as after PyTorch's `repeat_kv`
+    (`repeat_interleave` along the heads), but the repeats are never
+    materialised: the lowering reads each key/value head once for the query
+    heads of its group. `mask` and `valid_lens` are the query's.
+
     The scores are formed in this order:
 
     1. `Q Kᵀ · scale`, where `scale` defaults to `1/sqrt(D)`;
@@ -129,6 +137,10 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     %d = tfm.attention %q1, %keys, %values query_offset(%past) {causal}
         : (tensor<1x12x1x64xf32>, tensor<1x12x?x64xf32>,
            tensor<1x12x?x64xf32>, index) -> tensor<1x12x1x64xf32>
+    // Eight query heads sharing two key/value heads.
+    %g = tfm.attention %q8, %k2, %v2 {causal}
+        : (tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>,
+           tensor<1x2x16x64xf32>) -> tensor<1x8x16x64xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$query, Tfm_FloatTensor:$key,
@@ -151,6 +163,10 @@ def Tfm_AttentionOp : Tfm_InferredOp<"attention", [AttrSizedOperandSegments]> {
     /// The scale applied to Q Kᵀ: `scale` if given, else 1/sqrt(D), or
     /// std::nullopt when D is dynamic and no scale is given.
     std::optional<double> getEffectiveScale();
+
+    /// The query heads per key/value head: 1, or H_q / H_kv for a
+    /// grouped-query attention.
+    int64_t getQueryGroup();
   }];
   let hasCanonicalizer = 1;
 }
@@ -683,7 +699,13 @@ def Tfm_OnlineAttentionOp : Tfm_Op<"online_attention", [
     - `offsets(q, k)`: the positions of the first query and the first key
       of this op in the whole attention (0 when absent), which causal
       masking and `valid_lens` compare against; tiling sets them;
-    - `acc` `[B..., M, N]`, `max` and `sum` `[B..., M]`, f32: the state.
+    - `acc` `[B..., M, N]`, `max` and `sum` `[B..., M]`, f32: the state;
+    - `query_group` (default 1): the rows of one query position. A
+      grouped-query attention lowers with the query heads of each key/value
+      head interleaved as rows (`[B..., H_kv, S_q · g, D]`), so that a block
+      of keys is read once for all of them; row `r` is then position
+      `r / query_group` for the causal mask, and the query offset counts
+      rows (`valid_lens` and `mask` are per row).
 
     `scale` defaults to `1/sqrt(D)`. The iteration space is `B...`
     (parallel) × `M` (parallel) × `K` (reduction): tiling `K` into a loop
@@ -711,7 +733,8 @@ def Tfm_OnlineAttentionOp : Tfm_Op<"online_attention", [
                        Optional<Index>:$key_offset,
                        F32Tensor:$acc, F32Tensor:$max, F32Tensor:$sum,
                        OptionalAttr<F64Attr>:$scale,
-                       UnitAttr:$causal);
+                       UnitAttr:$causal,
+                       Tfm_Default<I64Attr, "1">:$query_group);
   let results = (outs F32Tensor:$acc_result, F32Tensor:$max_result,
                       F32Tensor:$sum_result);
   let assemblyFormat = [{
