@@ -71,8 +71,9 @@ def build(layers=2, d_model=64, heads=4, vocab=97, max_positions=128,
             self.wpe = nn.Embedding(max_positions, d_model)
             self.blocks = nn.ModuleList(Block() for _ in range(layers))
             self.ln_f = nn.LayerNorm(d_model)
-            self.heads = heads
-            self.layers = layers
+            self.heads = self.kv_heads = heads
+            self.head_dim = d_model // heads
+            self.layers, self.vocab = layers, vocab
 
         def forward(self, ids, *past):
             past_len = past[0].shape[2]
@@ -97,12 +98,16 @@ def build(layers=2, d_model=64, heads=4, vocab=97, max_positions=128,
     return model.eval()
 
 
+# The functions below take any model of this calling convention with
+# attributes `layers`, `kv_heads` and `head_dim` (python/tfm_tools/llama.py's
+# too).
+
+
 def empty_past(model, batch):
-    """The past of a first call: [batch, heads, 0, head_dim] per key and
+    """The past of a first call: [batch, kv_heads, 0, head_dim] per key and
     value."""
     import torch
-    d_model = model.wte.weight.shape[1]
-    shape = (batch, model.heads, 0, d_model // model.heads)
+    shape = (batch, model.kv_heads, 0, model.head_dim)
     return [torch.zeros(shape) for _ in range(2 * model.layers)]
 
 
@@ -133,10 +138,9 @@ def export(model, path, batch=1, opset=17, axes="seq"):
     """torch.onnx.export with batch, seq and past (and past + seq, the
     presents' length) as dynamic axes, named as AXIS_NAMES[axes] says."""
     import torch
-    d_model = model.wte.weight.shape[1]
     ids = torch.zeros((batch, 2), dtype=torch.int64)
     # A past of 3 positions: an empty one would be traced as a constant.
-    past = [torch.zeros((batch, model.heads, 3, d_model // model.heads))
+    past = [torch.zeros((batch, model.kv_heads, 3, model.head_dim))
             for _ in range(2 * model.layers)]
     names = AXIS_NAMES[axes]
     if names is None:

@@ -2,13 +2,15 @@
 compiled by tfm-compile --kv-cache, and compares it with PyTorch's own
 greedy loop.
 
-    gencheck.py --compiler PATH/tfm-compile --work DIR
+    gencheck.py --compiler PATH/tfm-compile --work DIR [--model gpt|llama]
                 [--batch B] [--prompt-len S] [--steps N] [--cache M]
                 [--axes seq|t|hf|unnamed] [--graph GRAPH.mlir]
 
 builds python/tfm_tools/gpt.py's model (2 layers, d_model 64, 4 heads, a
-vocabulary of 97, random weights from a fixed seed), exports it to
-DIR/gpt.onnx with torch.onnx.export, its dynamic axes named as
+vocabulary of 97, random weights from a fixed seed) or, with --model llama,
+python/tfm_tools/llama.py's (2 layers, d_model 64, 8 query and 2 key/value
+heads, the same vocabulary; the files are then named llama.*), exports it
+to DIR/gpt.onnx with torch.onnx.export, its dynamic axes named as
 gpt.AXIS_NAMES[axes] says (batch/seq/past by default; t for seq; Hugging
 Face's batch_size/sequence_length/past_sequence_length; or left to
 torch.onnx.export to name), compiles it into DIR/gpt with
@@ -27,10 +29,12 @@ the returned past), and prints
 It exits with 1 when a token differs or E is above the tolerance, and with 2
 when exporting, compiling or running fails.
 
-With --graph, the model compiled is GRAPH (examples/gpt_decoder.mlir, the
-same architecture written in tfm IR with its caches), with the PyTorch
-model's weights written to DIR/gpt.safetensors under their state_dict
-names, instead of the ONNX export.
+With --graph, the model compiled is GRAPH (examples/gpt_decoder.mlir or
+examples/llama_decoder.mlir, the same architecture written in tfm IR with
+its caches), with the PyTorch model's weights written to
+DIR/gpt.safetensors (DIR/llama.safetensors) under their state_dict names,
+and for llama the rotary tables of the cache's positions as `rope.cos` and
+`rope.sin`, instead of the ONNX export.
 """
 
 import argparse
@@ -41,7 +45,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
-from tfm_tools import compare, gpt, runner, safetensors  # noqa: E402
+from tfm_tools import compare, gpt, llama, runner, safetensors  # noqa: E402
 
 
 def main():
@@ -56,24 +60,31 @@ def main():
     parser.add_argument("--axes", choices=sorted(gpt.AXIS_NAMES),
                         default="seq")
     parser.add_argument("--graph")
+    parser.add_argument("--model", choices=("gpt", "llama"), default="gpt")
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
     # A std of 0.3 makes the small random model's greedy tokens vary; with
     # GPT-2's 0.02 it repeats one token, which would hide a wrong step.
-    model = gpt.build(std=0.3, seed=0)
-    exe = os.path.join(args.work, "gpt")
+    builder = {"gpt": gpt, "llama": llama}[args.model]
+    model = builder.build(std=0.3, seed=0)
+    name = args.model
+    exe = os.path.join(args.work, name)
     if args.graph:
-        weights = os.path.join(args.work, "gpt.safetensors")
-        safetensors.save(weights, {name: p.detach().numpy() for name, p in
-                                   model.state_dict().items()})
+        weights = os.path.join(args.work, f"{name}.safetensors")
+        tensors = {name: p.detach().numpy() for name, p in
+                   model.state_dict().items()}
+        if args.model == "llama":
+            tensors["rope.cos"], tensors["rope.sin"] = llama.rope_tables(
+                model, args.cache)
+        safetensors.save(weights, tensors)
         graph, flags = args.graph, ["--weights", weights]
     else:
-        graph = os.path.join(args.work, "gpt.onnx")
+        graph = os.path.join(args.work, f"{name}.onnx")
         gpt.export(model, graph, axes=args.axes)
         flags = [f"--kv-cache={args.cache}"]
     rng = np.random.default_rng(0)
-    vocab = model.wte.weight.shape[0]
+    vocab = model.vocab
     prompt = rng.integers(0, vocab, size=(args.batch, args.prompt_len),
                           dtype=np.int64)
     prompt_path = os.path.join(args.work, "prompt.npy")

@@ -1496,6 +1496,56 @@ void eraseDeadProducers(llvm::SetVector<Operation *> &worklist) {
   }
 }
 
+/// Returns `x` if `repeated` is `x` (`[..., H_kv, S, D]`) with each head
+/// repeated `group` times in a row, as Hugging Face's repeat_kv writes it
+/// and importers bring it: `collapse_shape(broadcast(x))` with the new
+/// dimension of size `group` after the heads, merged into them. Sets
+/// `group`; null otherwise.
+static Value getRepeatedHeads(Value repeated, int64_t &group) {
+  auto collapse = repeated.getDefiningOp<tensor::CollapseShapeOp>();
+  if (!collapse)
+    return nullptr;
+  int64_t rank = collapse.getResultType().getRank();
+  if (rank < 3)
+    return nullptr;
+  int64_t heads = rank - 3;
+  for (auto [i, indices] : llvm::enumerate(collapse.getReassociationIndices())) {
+    int64_t first = static_cast<int64_t>(i) <= heads ? i : i + 1;
+    SmallVector<int64_t> expected{first};
+    if (static_cast<int64_t>(i) == heads)
+      expected.push_back(first + 1);
+    if (ArrayRef<int64_t>(indices) != ArrayRef<int64_t>(expected))
+      return nullptr;
+  }
+  auto broadcast = collapse.getSrc().getDefiningOp<linalg::BroadcastOp>();
+  if (!broadcast || broadcast.getDimensions() != ArrayRef<int64_t>{heads + 1})
+    return nullptr;
+  group = collapse.getSrcType().getDimSize(heads + 1);
+  if (ShapedType::isDynamic(group) || ShapedType::isDynamic(
+          collapse.getSrcType().getDimSize(heads)))
+    return nullptr;
+  return broadcast.getInput();
+}
+
+/// Folds repeated key/value heads in front of `op` (getRepeatedHeads, the
+/// same repeat for both) into a grouped-query attention that reads the
+/// heads once. Returns whether it did; the repeats are added to `maybeDead`.
+static bool foldRepeatedKeyValueHeads(RewriterBase &rewriter, AttentionOp op,
+                                      llvm::SetVector<Operation *> &maybeDead) {
+  int64_t keyGroup = 0, valueGroup = 0;
+  Value key = getRepeatedHeads(op.getKey(), keyGroup);
+  Value value = getRepeatedHeads(op.getValue(), valueGroup);
+  if (!key || !value || keyGroup != valueGroup || keyGroup < 2)
+    return false;
+  maybeDead.insert(op.getKey().getDefiningOp());
+  maybeDead.insert(op.getValue().getDefiningOp());
+  rewriter.modifyOpInPlace(op, [&] {
+    op.getKeyMutable().assign(key);
+    op.getValueMutable().assign(value);
+  });
+  return true;
+}
+
 struct TfmFuseAttentionPass
     : tfm::impl::TfmFuseAttentionBase<TfmFuseAttentionPass> {
   using Base::Base;
@@ -1519,6 +1569,14 @@ struct TfmFuseAttentionPass
              FuseAttention<linalg::MatmulOp>>(context, state);
     ErasedOpsListener listener(state.maybeDead);
     walkAndApplyPatterns(getOperation(), std::move(patterns), &listener);
+
+    // Grouped-query attention: key/value heads repeated for their groups of
+    // query heads are read as they are.
+    IRRewriter rewriter(context);
+    getOperation()->walk([&](AttentionOp op) {
+      if (foldRepeatedKeyValueHeads(rewriter, op, state.maybeDead))
+        ++numGroupedQuery;
+    });
     eraseDeadProducers(state.maybeDead);
   }
 };

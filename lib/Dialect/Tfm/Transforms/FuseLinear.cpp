@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -225,8 +226,18 @@ bool isSigmoidOf(Value value, Value y) {
   return false;
 }
 
+/// The users of `value` that read its elements: all but the tensor.dim
+/// ops that read its sizes (a dynamic shape's fill of ones for the sigmoid
+/// has them; they die with what they size).
+static int64_t countElementUses(Value value) {
+  return llvm::count_if(value.getUsers(), [](Operation *user) {
+    return !isa<tensor::DimOp>(user);
+  });
+}
+
 /// `y · sigmoid(y)` (either order) for `y = linear(x, W, b?)` -> `linear`
-/// with SiLU. `y` has no user but the product and the sigmoid.
+/// with SiLU. `y` has no user but the product and the sigmoid (and the
+/// sizes of the sigmoid's ones).
 struct FuseSilu : OpRewritePattern<arith::MulFOp> {
   FuseSilu(MLIRContext *context, llvm::Statistic &numFused)
       : OpRewritePattern(context), numFused(numFused) {}
@@ -238,7 +249,7 @@ struct FuseSilu : OpRewritePattern<arith::MulFOp> {
       auto linear = y.getDefiningOp<LinearOp>();
       if (!linear || linear.getActivation() != Activation::none ||
           op.getType() != linear.getType() || !isSigmoidOf(sigmoid, y) ||
-          std::distance(y.use_begin(), y.use_end()) != 2)
+          countElementUses(y) != 2)
         continue;
       // The sigmoid's pieces, used by the product only, die with it.
       fuseActivation(rewriter, op, linear, Activation::silu);

@@ -282,6 +282,35 @@ func.func @silu(%x: tensor<2x4x8xf32>, %w: tensor<16x8xf32>, %b: tensor<16xf32>)
 
 // -----
 
+// With dynamic sizes the importer's ones are a linalg.fill sized by
+// tensor.dim of y: those read y's sizes, not its elements, and die with the
+// sigmoid.
+
+// CHECK-LABEL: func.func @silu_dynamic
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x?x8xf32>, %[[W:.*]]: tensor<16x8xf32>)
+// CHECK:         %[[Y:.*]] = tfm.linear %[[X]], %[[W]] {activation = #tfm.activation<silu>}
+// CHECK-NOT:     math.exp
+// CHECK-NOT:     tfm.linear
+// CHECK:         return %[[Y]]
+func.func @silu_dynamic(%x: tensor<?x?x8xf32>, %w: tensor<16x8xf32>) -> tensor<?x?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  %y = tfm.linear %x, %w : (tensor<?x?x8xf32>, tensor<16x8xf32>) -> tensor<?x?x16xf32>
+  %d0 = tensor.dim %y, %c0 : tensor<?x?x16xf32>
+  %d1 = tensor.dim %y, %c1 : tensor<?x?x16xf32>
+  %empty = tensor.empty(%d0, %d1) : tensor<?x?x16xf32>
+  %one = linalg.fill ins(%cst : f32) outs(%empty : tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
+  %n = arith.negf %y : tensor<?x?x16xf32>
+  %e = math.exp %n : tensor<?x?x16xf32>
+  %d = arith.addf %one, %e : tensor<?x?x16xf32>
+  %s = arith.divf %one, %d : tensor<?x?x16xf32>
+  %r = arith.mulf %y, %s : tensor<?x?x16xf32>
+  return %r : tensor<?x?x16xf32>
+}
+
+// -----
+
 // Not a SiLU: the sigmoid of another tensor, a sigmoid that is also
 // returned, and 2 / (1 + exp(-y)).
 

@@ -146,6 +146,12 @@ def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
       V and valid_lens reshaped to them, and its result is reshaped back.
     - `tfm.dropout` anywhere in the chain; on the weights its rate becomes
       the attention's `dropout`.
+    - Grouped-query attention: keys and values whose heads are repeated for
+      groups of query heads (Hugging Face's `repeat_kv`, imported as a
+      `linalg.broadcast` of a new dimension after the heads collapsed into
+      them) are read unrepeated by the attention, of any origin (fused here
+      or written in tfm IR), when both are repeated alike; counted in
+      `grouped-query`.
 
     Nothing is fused when the semantics would change: a softmax over another
     dimension (`rejected-softmax-axis`); a scale that is not a constant
@@ -178,6 +184,8 @@ def TfmFuseAttention : Pass<"tfm-fuse-attention"> {
               "Candidates rejected: shapes do not line up">,
     Statistic<"numRejectedMask", "rejected-mask",
               "Candidates rejected: a mask that is not additive">,
+    Statistic<"numGroupedQuery", "grouped-query",
+              "Attentions that read repeated key/value heads unrepeated">,
   ];
   let dependentDialects = [
     "::mlir::tfm::TfmDialect",
