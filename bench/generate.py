@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """Generation with a key/value cache: tfm against ONNX Runtime and PyTorch.
 
-    bench/generate.py [--quick] [--lengths 128,1024] [--batches 1,8]
-                      [--threads 1,2] [--steps 9] [--rounds 2]
-                      [--markdown FILE] [--json FILE] [--work DIR]
+    bench/generate.py [--quick] [--model gpt|llama] [--lengths 128,1024]
+                      [--batches 1,8] [--threads 1,2] [--steps 9]
+                      [--rounds 2] [--markdown FILE] [--json FILE]
+                      [--work DIR]
 
 The model is python/tfm_tools/gpt.py's at GPT-2-small size (12 layers,
 d_model 768, 12 heads, a vocabulary of 50257, GPT-2's initialisation from
 a fixed seed; 2048 learned positions, so that a cache of 1024 has room for
-the steps after it), exported once "with past" (past_key_values inputs,
+the steps after it) or, with --model llama, python/tfm_tools/llama.py's at
+a similar size (12 layers, d_model 768, 12 query heads sharing 4 key/value
+heads, a SwiGLU MLP of 2048, a vocabulary of 32000, an untied head: 125M
+parameters), exported once "with past" (past_key_values inputs,
 present outputs; batch, seq and past dynamic). The same .onnx file runs on
 three systems, each generating greedily from random prompts of LENGTH
 tokens for every batch B:
@@ -56,7 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import common  # noqa: E402
 from common import runner  # noqa: E402
-from tfm_tools import gpt  # noqa: E402
+from tfm_tools import gpt, llama  # noqa: E402
 
 BANDWIDTH_C = os.path.join(HERE, "bandwidth.c")
 GENERATE_JS = os.path.join(HERE, "ort", "generate.js")
@@ -66,7 +70,13 @@ def parse_ints(text):
     return [int(x) for x in text.split(",") if x]
 
 
-def model_config(quick):
+def model_config(name, quick):
+    if name == "llama":
+        if quick:
+            return dict(layers=2, d_model=128, heads=4, kv_heads=2, ffn=344,
+                        vocab=1000)
+        return dict(layers=12, d_model=768, heads=12, kv_heads=4, ffn=2048,
+                    vocab=32000)
     if quick:
         return dict(layers=2, d_model=128, heads=4, vocab=1000,
                     max_positions=256)
@@ -75,14 +85,14 @@ def model_config(quick):
 
 
 def weight_bytes(model):
-    # The LM head is the token embedding (tied): counted once.
+    # A tied LM head is the token embedding's tensor: counted once.
     return sum(p.numel() for p in model.parameters()) * 4
 
 
 def cache_bytes(config, batch, length):
     head_dim = config["d_model"] // config["heads"]
-    return (2 * config["layers"] * batch * config["heads"] * length *
-            head_dim * 4)
+    kv_heads = config.get("kv_heads", config["heads"])
+    return (2 * config["layers"] * batch * kv_heads * length * head_dim * 4)
 
 
 def bandwidth(args, work):
@@ -141,7 +151,7 @@ def measure(args, torch, model, onnx, exe, work):
     and whether the tokens agreed."""
     results, agree = {}, {}
     rng = np.random.default_rng(0)
-    vocab = model.wte.weight.shape[0]
+    vocab = model.vocab
     for length in args.lengths:
         for batch in args.batches:
             key = f"b{batch}_l{length}"
@@ -202,8 +212,12 @@ def report(results):
         + " (the better of the run's start and end)"
         + f". ONNX Runtime {results['ort_version']}.",
         "",
-        f"Model: python/tfm_tools/gpt.py, {config['layers']} layers, "
-        f"d_model {config['d_model']}, {config['heads']} heads, vocabulary "
+        f"Model: python/tfm_tools/{results.get('model', 'gpt')}.py, "
+        f"{config['layers']} layers, d_model {config['d_model']}, "
+        f"{config['heads']} heads"
+        + (f" ({config['kv_heads']} key/value heads)"
+           if "kv_heads" in config else "")
+        + f", vocabulary "
         f"{config['vocab']}: {results['weight_bytes'] / 1e6:.0f} MB of "
         f"float32 weights; {results['steps'] - 1} decoding steps after a "
         "prompt of `length` tokens, medians of "
@@ -249,6 +263,7 @@ def report(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--model", choices=("gpt", "llama"), default="gpt")
     parser.add_argument("--lengths", type=parse_ints)
     parser.add_argument("--batches", type=parse_ints)
     parser.add_argument("--threads", type=parse_ints, default=[1, 2])
@@ -272,16 +287,20 @@ def main():
     args.work = args.work or os.path.join(
         common.ROOT, "build", "bench", "generate-quick" if args.quick
         else "generate")
+    suffix = "" if args.model == "gpt" else f"-{args.model}"
+    if suffix:
+        args.work += suffix
     os.makedirs(args.work, exist_ok=True)
     started = time.perf_counter()
 
     import torch
-    config = model_config(args.quick)
-    model = gpt.build(**config, seed=0)
-    onnx = os.path.join(args.work, "gpt.onnx")
+    config = model_config(args.model, args.quick)
+    builder = {"gpt": gpt, "llama": llama}[args.model]
+    model = builder.build(**config, seed=0)
+    onnx = os.path.join(args.work, f"{args.model}.onnx")
     if not os.path.exists(onnx):
         gpt.export(model, onnx)
-    exe = os.path.join(args.work, "gpt")
+    exe = os.path.join(args.work, args.model)
     max_seq = max(args.lengths) + args.steps
     with runner.exit_on_failure():
         runner.compile_graph(args.compiler, onnx, exe,
@@ -299,7 +318,8 @@ def main():
             version = json.load(f)["version"]
     results = {
         "machine": common.machine_description(torch),
-        "config": config, "weight_bytes": weight_bytes(model),
+        "model": args.model, "config": config,
+        "weight_bytes": weight_bytes(model),
         "steps": args.steps, "rounds": args.rounds,
         "threads": args.threads, "bandwidth": {str(t): v
                                                for t, v in bw.items()},

@@ -22,6 +22,7 @@ void tfm::buildGraphOptimizerPipeline(OpPassManager &pm, bool fusion) {
     // patterns see tfm.linear and tfm.layer_norm rather than their pieces.
     pm.addPass(createTfmFuseGelu());
     pm.addPass(createTfmFuseLayerNorm());
+    pm.addPass(createTfmFuseRotaryEmbedding());
     pm.addPass(createTfmFuseLinear());
     pm.addPass(createTfmFuseMaskedSoftmax());
     pm.addPass(createTfmFuseAttention());

@@ -275,6 +275,35 @@ def TfmFuseLayerNorm : Pass<"tfm-fuse-layer-norm"> {
   ];
 }
 
+def TfmFuseRotaryEmbedding : Pass<"tfm-fuse-rotary-embedding"> {
+  let summary = "Fuse rotate-half rotary position embeddings into "
+                "tfm.rotary_embedding";
+  let description = [{
+    Recognises Llama's and GPT-NeoX's rotary embedding as PyTorch exports
+    it, `x · cos + rotate_half(x) · sin` with
+    `rotate_half(x) = concat(-x[..., D/2:], x[..., :D/2])` (a `tensor.concat`
+    of an `arith.negf` of one `tensor.extract_slice` and the other), and
+    `cos`, `sin` the cosines and sines of one table of angles that repeats
+    its half along the last dimension (`cat(freqs, freqs)`, Hugging Face's
+    `emb`), `[S, D]` with a row per position of x, possibly broadcast along
+    x's leading dimensions. It becomes
+    `tfm.rotary_embedding x, cos(freqs), sin(freqs)`, whose tables are
+    `[S, D/2]`.
+
+    Either order of the sum and of the products is recognised. Nothing is
+    fused when the two tables come from different angles, when the slices
+    are not the two halves of x, or when the angles do not repeat their
+    half. The interleaved layout (GPT-J) is not recognised.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Rotary embeddings fused">,
+  ];
+  let dependentDialects = [
+    "::mlir::tfm::TfmDialect",
+    "::mlir::math::MathDialect",
+  ];
+}
+
 def TfmFuseGelu : Pass<"tfm-fuse-gelu"> {
   let summary = "Fuse GELU written from its erf or tanh formula into tfm.gelu";
   let description = [{
