@@ -36,12 +36,13 @@ its best thread count of --threads (PyTorch is often fastest at 1 thread
 on 2 cores); the ratio is tfm's best over the peer's best, from this run.
 All three must generate the same tokens (the table says when they do not).
 
-The limit: a step reads every weight once (and the caches), so at best it
-takes (weight bytes + cache bytes) / bandwidth, with the bandwidth that
+The limit: a step reads every weight once (and the caches; of an untied
+input embedding one row a token), so at best it takes (those bytes + cache
+bytes) / bandwidth, with the bandwidth that
 bench/bandwidth.c measures in this run (at its start and its end, the best
 of those and of 1 and 2 threads); the table gives the fraction of that
 limit tfm reaches. The prefill's
-rate is 2 * parameters * B * LENGTH flops over its time.
+rate is 2 * (those weights) * B * LENGTH flops over its time.
 
 --quick is a smoke test with a 2-layer model of width 128 and short
 prompts. A full run takes about 20-40 minutes on 2 cores.
@@ -87,6 +88,15 @@ def model_config(name, quick):
 def weight_bytes(model):
     # A tied LM head is the token embedding's tensor: counted once.
     return sum(p.numel() for p in model.parameters()) * 4
+
+
+def step_weight_bytes(model):
+    """The weight bytes a step reads: all but an untied input embedding
+    (llama.py's embed_tokens), of which a step gathers one row a token;
+    GPT's is its LM head too, read whole."""
+    embed = getattr(model, "embed_tokens", None)
+    return weight_bytes(model) - (0 if embed is None else
+                                  embed.weight.numel() * 4)
 
 
 def cache_bytes(config, batch, length):
@@ -202,6 +212,7 @@ def best(entry, system):
 
 def report(results):
     config = results["config"]
+    step_bytes = results.get("step_weight_bytes", results["weight_bytes"])
     lines = [
         "## Generation with a key/value cache",
         "",
@@ -219,19 +230,19 @@ def report(results):
            if "kv_heads" in config else "")
         + f", vocabulary "
         f"{config['vocab']}: {results['weight_bytes'] / 1e6:.0f} MB of "
-        f"float32 weights; {results['steps'] - 1} decoding steps after a "
+        f"float32 weights, {step_bytes / 1e6:.0f} MB read by a step; "
+        f"{results['steps'] - 1} decoding steps after a "
         "prompt of `length` tokens, medians of "
         f"{results['rounds']} interleaved runs; each system at its best of "
         f"{', '.join(map(str, results['threads']))} threads (in brackets). "
-        "`limit` is (weight + cache bytes) / bandwidth.",
+        "`limit` is (bytes read by a step + cache bytes) / bandwidth.",
         "",
     ]
     bw = max(results["bandwidth"].values()) * 1e9
     rows = []
     for key, entry in results["cases"].items():
         b, length = entry["batch"], entry["length"]
-        limit_ms = (results["weight_bytes"] +
-                    cache_bytes(config, b, length)) / bw * 1e3
+        limit_ms = (step_bytes + cache_bytes(config, b, length)) / bw * 1e3
         cells = [str(b), str(length)]
         systems = {s: best(entry, s) for s in ("tfm", "ort", "torch")}
         for s in ("tfm", "ort", "torch"):
@@ -245,7 +256,7 @@ def report(results):
                          f"{r[2] / tfm[2]:.2f}x")
         cells.append(f"{b * 1e3 / limit_ms:.1f}")
         cells.append(f"{100 * limit_ms / tfm[2]:.0f}%" if tfm else "—")
-        flops = 2 * results["weight_bytes"] / 4 * b * length
+        flops = 2 * step_bytes / 4 * b * length
         cells.append(" / ".join(
             "—" if systems[s] is None else
             f"{flops / (systems[s][1] * 1e-3) / 1e9:.0f}"
@@ -320,6 +331,7 @@ def main():
         "machine": common.machine_description(torch),
         "model": args.model, "config": config,
         "weight_bytes": weight_bytes(model),
+        "step_weight_bytes": step_weight_bytes(model),
         "steps": args.steps, "rounds": args.rounds,
         "threads": args.threads, "bandwidth": {str(t): v
                                                for t, v in bw.items()},

@@ -21,7 +21,7 @@
 //   cache_v, values = kv_cache_append(cache_v, split_heads(linear(h), 2)) at p
 //   x = x + linear(merge_heads(attention(q, keys, values, causal after p)))
 //   h = rms_norm(x)
-//   x = x + linear(linear_silu(h) * linear(h))        SwiGLU
+//   x = x + down(silu(gate(h)) * up(h))               SwiGLU, the gated tfm.ffn
 //
 // The attention is grouped-query: its keys and values have 2 heads for the
 // query's 8, and each is read once for its 4 query heads (no repeat_kv).
@@ -89,10 +89,7 @@ func.func @main(
   %a_0 = tfm.linear %m_0, %o_w_0 : (tensor<1x?x64xf32>, tensor<64x64xf32>) -> tensor<1x?x64xf32>
   %y_0 = arith.addf %x_0, %a_0 : tensor<1x?x64xf32>
   %h2_0 = tfm.rms_norm %y_0, %post_w_0 {epsilon = 1.0e-05 : f64} : (tensor<1x?x64xf32>, tensor<64xf32>) -> tensor<1x?x64xf32>
-  %gate_0 = tfm.linear %h2_0, %gate_w_0 {activation = #tfm.activation<silu>} : (tensor<1x?x64xf32>, tensor<172x64xf32>) -> tensor<1x?x172xf32>
-  %up_0 = tfm.linear %h2_0, %up_w_0 : (tensor<1x?x64xf32>, tensor<172x64xf32>) -> tensor<1x?x172xf32>
-  %gu_0 = arith.mulf %gate_0, %up_0 : tensor<1x?x172xf32>
-  %d_0 = tfm.linear %gu_0, %down_w_0 : (tensor<1x?x172xf32>, tensor<64x172xf32>) -> tensor<1x?x64xf32>
+  %d_0 = tfm.ffn %h2_0 gate(%gate_w_0) dense1(%up_w_0) dense2(%down_w_0) {activation = #tfm.activation<silu>} : (tensor<1x?x64xf32>, tensor<172x64xf32>, tensor<172x64xf32>, tensor<64x172xf32>) -> tensor<1x?x64xf32>
   %x_1 = arith.addf %y_0, %d_0 : tensor<1x?x64xf32>
 
   // Block 1.
@@ -112,10 +109,7 @@ func.func @main(
   %a_1 = tfm.linear %m_1, %o_w_1 : (tensor<1x?x64xf32>, tensor<64x64xf32>) -> tensor<1x?x64xf32>
   %y_1 = arith.addf %x_1, %a_1 : tensor<1x?x64xf32>
   %h2_1 = tfm.rms_norm %y_1, %post_w_1 {epsilon = 1.0e-05 : f64} : (tensor<1x?x64xf32>, tensor<64xf32>) -> tensor<1x?x64xf32>
-  %gate_1 = tfm.linear %h2_1, %gate_w_1 {activation = #tfm.activation<silu>} : (tensor<1x?x64xf32>, tensor<172x64xf32>) -> tensor<1x?x172xf32>
-  %up_1 = tfm.linear %h2_1, %up_w_1 : (tensor<1x?x64xf32>, tensor<172x64xf32>) -> tensor<1x?x172xf32>
-  %gu_1 = arith.mulf %gate_1, %up_1 : tensor<1x?x172xf32>
-  %d_1 = tfm.linear %gu_1, %down_w_1 : (tensor<1x?x172xf32>, tensor<64x172xf32>) -> tensor<1x?x64xf32>
+  %d_1 = tfm.ffn %h2_1 gate(%gate_w_1) dense1(%up_w_1) dense2(%down_w_1) {activation = #tfm.activation<silu>} : (tensor<1x?x64xf32>, tensor<172x64xf32>, tensor<172x64xf32>, tensor<64x172xf32>) -> tensor<1x?x64xf32>
   %x_2 = arith.addf %y_1, %d_1 : tensor<1x?x64xf32>
 
   // The final norm and the LM head (untied).

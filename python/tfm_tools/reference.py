@@ -233,9 +233,14 @@ def linear(x, weight, bias=None, activation="none"):
     return _ACTIVATIONS[activation](y)
 
 
-def ffn(x, w1, b1, w2, b2, activation="relu"):
-    """d2l's PositionWiseFFN / ViT's MLP: dense2(act(dense1(x)))."""
-    return linear(linear(x, w1, b1, activation), w2, b2)
+def ffn(x, w1, b1, w2, b2, activation="relu", w_gate=None, b_gate=None):
+    """d2l's PositionWiseFFN / ViT's MLP: dense2(act(dense1(x))); with
+    w_gate, the GLU form dense2(act(gate(x)) * dense1(x)) (SwiGLU with
+    silu, GeGLU with gelu)."""
+    if w_gate is None:
+        return linear(linear(x, w1, b1, activation), w2, b2)
+    hidden = linear(x, w_gate, b_gate, activation) * linear(x, w1, b1)
+    return linear(hidden, w2, b2)
 
 
 def layer_norm(x, gamma, beta, epsilon=1e-5):

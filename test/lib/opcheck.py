@@ -359,23 +359,28 @@ def linear(p, rng):
 
 
 def ffn(p, rng):
-    """batch=2x3 d=7 f=9 do=d biases=both|b1|b2|none activation"""
+    """batch=2x3 d=7 f=9 do=d biases=both|b1|b2|none activation
+    gate=none|plain|bias (the gated form, its gate with or without bias)"""
     batch, d, f = p.shape("batch", "2x3"), p.int("d", 7), p.int("f", 9)
     do = p.int("do", d)
     biases = p.choice("biases", "both", ("both", "b1", "b2", "none"))
     activation = p.choice("activation", "relu", ACTIVATIONS[1:])
+    gate = p.choice("gate", "none", ("none", "plain", "bias"))
     c = Case()
     x = randn(rng, *batch, d)
     w1, w2 = randn(rng, f, d, scale=1 / math.sqrt(d)), \
         randn(rng, do, f, scale=1 / math.sqrt(f))
     b1 = randn(rng, f) if biases in ("both", "b1") else None
     b2 = randn(rng, do) if biases in ("both", "b2") else None
+    wg = None if gate == "none" else randn(rng, f, d, scale=1 / math.sqrt(d))
+    bg = randn(rng, f) if gate == "bias" else None
     c.op("tfm.ffn", [c.arg("input", x)],
-         groups={"dense1": c.args_of(("w1", w1), ("b1", b1)),
+         groups={"gate": c.args_of(("w_gate", wg), ("b_gate", bg)) or None,
+                 "dense1": c.args_of(("w1", w1), ("b1", b1)),
                  "dense2": c.args_of(("w2", w2), ("b2", b2))},
          attrs={"activation": graph.enum("tfm.activation", activation)
                 if p.has("activation") else None})
-    c.expected = ref.ffn(x, w1, b1, w2, b2, activation)
+    c.expected = ref.ffn(x, w1, b1, w2, b2, activation, wg, bg)
     return c
 
 

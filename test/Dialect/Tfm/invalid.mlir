@@ -1273,6 +1273,30 @@ func.func @ffn_input_rank(%x: tensor<f32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8
 
 // -----
 
+func.func @ffn_gate_hidden(%x: tensor<3x4xf32>, %wg: tensor<6x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) {
+  // expected-error @+1 {{expected dimension 0 of w_gate to be 8 (the hidden size, w1's out_features), found 'tensor<6x4xf32>'}}
+  %0 = tfm.ffn %x gate(%wg) dense1(%w1) dense2(%w2) {activation = #tfm.activation<silu>} : (tensor<3x4xf32>, tensor<6x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @ffn_gate_in_features(%x: tensor<3x4xf32>, %wg: tensor<8x5xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) {
+  // expected-error @+1 {{expected dimension 1 of w_gate to be 4 (input's last dimension), found 'tensor<8x5xf32>'}}
+  %0 = tfm.ffn %x gate(%wg) dense1(%w1) dense2(%w2) {activation = #tfm.activation<silu>} : (tensor<3x4xf32>, tensor<8x5xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
+func.func @ffn_gate_bias(%x: tensor<3x4xf32>, %wg: tensor<8x4xf32>, %bg: tensor<6xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) {
+  // expected-error @+1 {{expected dimension 0 of b_gate to be 8 (w_gate's out_features), found 'tensor<6xf32>'}}
+  %0 = tfm.ffn %x gate(%wg, %bg) dense1(%w1) dense2(%w2) {activation = #tfm.activation<silu>} : (tensor<3x4xf32>, tensor<8x4xf32>, tensor<6xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<3x4xf32>
+  return
+}
+
+// -----
+
 func.func @ffn_w2_element_type(%x: tensor<3x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf16>) {
   // expected-error @+1 {{expected w2 to have element type 'f32' like input, found 'tensor<4x8xf16>'}}
   %0 = tfm.ffn %x dense1(%w1) dense2(%w2) : (tensor<3x4xf32>, tensor<8x4xf32>, tensor<4x8xf16>) -> tensor<3x4xf32>
@@ -1323,7 +1347,7 @@ func.func @ffn_b1_size(%x: tensor<3x4xf32>, %w1: tensor<8x4xf32>, %b1: tensor<4x
 
 // Two linear layers without a non-linearity between them are one layer.
 func.func @ffn_activation_none(%x: tensor<3x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) {
-  // expected-error @+1 {{'tfm.ffn' op expected an activation between the two layers (relu, gelu or gelu_tanh), found none}}
+  // expected-error @+1 {{'tfm.ffn' op expected an activation between the two layers (relu, gelu, gelu_tanh or silu), found none}}
   %0 = tfm.ffn %x dense1(%w1) dense2(%w2) {activation = #tfm.activation<none>} : (tensor<3x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<3x4xf32>
   return
 }

@@ -600,6 +600,19 @@ func.func @ffn_default_relu(%x: tensor<2x3x4xf32>, %w1: tensor<8x4xf32>, %b1: te
   return %r : tensor<2x3x4xf32>
 }
 
+// CHECK-LABEL: func.func @ffn_gated(
+// CHECK:         tfm.ffn %{{.*}} gate(%{{.*}}) dense1(%{{.*}}) dense2(%{{.*}}) {activation = #tfm.activation<silu>} :
+// CHECK-LABEL: func.func @ffn_gated_biases(
+// CHECK:         tfm.ffn %{{.*}} gate(%{{.*}}, %{{.*}}) dense1(%{{.*}}, %{{.*}}) dense2(%{{.*}}) {activation = #tfm.activation<gelu>} :
+func.func @ffn_gated(%x: tensor<2x3x4xf32>, %wg: tensor<8x4xf32>, %w1: tensor<8x4xf32>, %w2: tensor<4x8xf32>) -> tensor<2x3x4xf32> {
+  %r = tfm.ffn %x gate(%wg) dense1(%w1) dense2(%w2) {activation = #tfm.activation<silu>} : (tensor<2x3x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>, tensor<4x8xf32>) -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}
+func.func @ffn_gated_biases(%x: tensor<2x3x4xf32>, %wg: tensor<8x4xf32>, %bg: tensor<8xf32>, %w1: tensor<8x4xf32>, %b1: tensor<8xf32>, %w2: tensor<4x8xf32>) -> tensor<2x3x4xf32> {
+  %r = tfm.ffn %x gate(%wg, %bg) dense1(%w1, %b1) dense2(%w2) {activation = #tfm.activation<gelu>} : (tensor<2x3x4xf32>, tensor<8x4xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<8xf32>, tensor<4x8xf32>) -> tensor<2x3x4xf32>
+  return %r : tensor<2x3x4xf32>
+}
+
 // CHECK-LABEL: func.func @ffn_no_biases_gelu(
 // CHECK-SAME:    %[[X:.*]]: tensor<2x3x4xf32>, %[[W1:.*]]: tensor<8x4xf32>, %[[W2:.*]]: tensor<6x8xf32>)
 // CHECK:         %[[R:.*]] = tfm.ffn %[[X]] dense1(%[[W1]]) dense2(%[[W2]]) {activation = #tfm.activation<gelu>} :

@@ -80,10 +80,20 @@ LogicalResult FfnOp::verify() {
     return failure();
   if (getActivation() == Activation::none)
     return emitOpError() << "expected an activation between the two layers "
-                            "(relu, gelu or gelu_tanh), found none";
+                            "(relu, gelu, gelu_tanh or silu), found none";
   if (failed(verifyLinearParams(*this, w2, b2, w1.getDim(0),
                                 "the hidden size, w1's out_features")))
     return failure();
+  // The gate of a GLU: w1's shape, the same element type.
+  if (Value gate = getWGate()) {
+    NamedValue wg{"w_gate", gate}, bg{"b_gate", getBGate()};
+    if (failed(verifySameElementType(*this, input, {wg, bg})) ||
+        failed(verifyLinearParams(*this, wg, bg, input.getDim(-1),
+                                  "input's last dimension")) ||
+        failed(verifyDim(*this, wg, 0, w1.getDim(0),
+                         "the hidden size, w1's out_features")))
+      return failure();
+  }
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());
 }
 

@@ -168,15 +168,27 @@ struct DecomposeMultiHeadAttention
   }
 };
 
-/// ffn -> linear with the activation, then linear.
+/// ffn -> linear with the activation, then linear; the gated form ->
+/// the gate's linear with the activation times dense1's linear, then
+/// linear.
 struct DecomposeFfn : OpRewritePattern<FfnOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(FfnOp op,
                                 PatternRewriter &rewriter) const override {
-    Value hidden = LinearOp::create(rewriter, op.getLoc(), op.getInput(),
-                                    op.getW1(), op.getB1(),
+    Location loc = op.getLoc();
+    Value hidden;
+    if (op.getWGate()) {
+      Value gate = LinearOp::create(rewriter, loc, op.getInput(),
+                                    op.getWGate(), op.getBGate(),
                                     op.getActivation());
+      Value up = LinearOp::create(rewriter, loc, op.getInput(), op.getW1(),
+                                  op.getB1(), Activation::none);
+      hidden = arith::MulFOp::create(rewriter, loc, gate, up);
+    } else {
+      hidden = LinearOp::create(rewriter, loc, op.getInput(), op.getW1(),
+                                op.getB1(), op.getActivation());
+    }
     rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), hidden, op.getW2(),
                                           op.getB2());
     return success();

@@ -10,6 +10,10 @@
 //   `1 / (1 + exp(-y))`, as the ONNX importer writes `Sigmoid`) becomes
 //   `tfm.linear` with that activation.
 //
+// - three `tfm.linear`s of a GLU feed-forward, `down(act(gate(x)) * up(x))`
+//   (Llama's SwiGLU), become the gated `tfm.ffn`, once the activation is in
+//   the gate's linear.
+//
 // Only an intermediate without another user is fused.
 //
 //===----------------------------------------------------------------------===//
@@ -263,6 +267,46 @@ private:
   llvm::Statistic &numFused;
 };
 
+/// A GLU feed-forward, `down(act(gate(x)) * up(x))` (either order of the
+/// product) of three `tfm.linear`s -> the gated `tfm.ffn`: Llama's SwiGLU
+/// once its SiLU is in the gate's linear. `gate` has the activation, `up`
+/// and `down` none, and the gate, the up projection and their product have
+/// no other user.
+struct FuseGatedFfn : OpRewritePattern<LinearOp> {
+  FuseGatedFfn(MLIRContext *context, llvm::Statistic &numFused)
+      : OpRewritePattern(context, /*benefit=*/0), numFused(numFused) {}
+
+  LogicalResult matchAndRewrite(LinearOp op,
+                                PatternRewriter &rewriter) const override {
+    auto product = op.getInput().getDefiningOp<arith::MulFOp>();
+    if (op.getActivation() != Activation::none || !product ||
+        !product->hasOneUse())
+      return rewriter.notifyMatchFailure(op, "not a linear of a product");
+    for (auto [lhs, rhs] : {std::pair(product.getLhs(), product.getRhs()),
+                            std::pair(product.getRhs(), product.getLhs())}) {
+      auto gate = lhs.getDefiningOp<LinearOp>();
+      auto up = rhs.getDefiningOp<LinearOp>();
+      if (!gate || !up || gate == up ||
+          gate.getActivation() == Activation::none ||
+          up.getActivation() != Activation::none ||
+          gate.getInput() != up.getInput() || !lhs.hasOneUse() ||
+          !rhs.hasOneUse() || gate.getType() != up.getType() ||
+          gate.getWeight().getType() != up.getWeight().getType())
+        continue;
+      rewriter.replaceOpWithNewOp<FfnOp>(
+          op, op.getType(), gate.getInput(), gate.getWeight(), gate.getBias(),
+          up.getWeight(), up.getBias(), op.getWeight(), op.getBias(),
+          gate.getActivationAttr(), rewriter.getF64FloatAttr(0.0));
+      ++numFused;
+      return success();
+    }
+    return rewriter.notifyMatchFailure(op, "not a gated feed-forward");
+  }
+
+private:
+  llvm::Statistic &numFused;
+};
+
 struct TfmFuseLinearPass : tfm::impl::TfmFuseLinearBase<TfmFuseLinearPass> {
   using Base::Base;
 
@@ -272,6 +316,7 @@ struct TfmFuseLinearPass : tfm::impl::TfmFuseLinearBase<TfmFuseLinearPass> {
     patterns.add<FuseBias, FuseRelu<arith::MaximumFOp>,
                  FuseRelu<arith::MaxNumFOp>, FuseGeluActivation, FuseSilu>(
         context, numFused);
+    patterns.add<FuseGatedFfn>(context, numGatedFfn);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -341,3 +341,85 @@ func.func @neg_silu(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>, %z: tensor<4x16xf
   %r3 = arith.mulf %y3, %s3 : tensor<4x16xf32>
   return %r, %r2, %s2, %r3 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+// Llama's SwiGLU once its SiLU is in the gate's linear: down(silu(gate(x)) *
+// up(x)) becomes the gated tfm.ffn (the product in either order).
+
+// CHECK-LABEL: func.func @swiglu
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x8xf32>, %[[WG:.*]]: tensor<16x8xf32>, %[[WU:.*]]: tensor<16x8xf32>, %[[WD:.*]]: tensor<8x16xf32>)
+// CHECK:         %[[Y:.*]] = tfm.ffn %[[X]] gate(%[[WG]]) dense1(%[[WU]]) dense2(%[[WD]]) {activation = #tfm.activation<silu>} : (tensor<?x8xf32>, tensor<16x8xf32>, tensor<16x8xf32>, tensor<8x16xf32>) -> tensor<?x8xf32>
+// CHECK-NOT:     tfm.linear
+// CHECK:         return %[[Y]]
+func.func @swiglu(%x: tensor<?x8xf32>, %wg: tensor<16x8xf32>, %wu: tensor<16x8xf32>, %wd: tensor<8x16xf32>) -> tensor<?x8xf32> {
+  %g = tfm.linear %x, %wg {activation = #tfm.activation<silu>} : (tensor<?x8xf32>, tensor<16x8xf32>) -> tensor<?x16xf32>
+  %u = tfm.linear %x, %wu : (tensor<?x8xf32>, tensor<16x8xf32>) -> tensor<?x16xf32>
+  %h = arith.mulf %u, %g : tensor<?x16xf32>
+  %y = tfm.linear %h, %wd : (tensor<?x16xf32>, tensor<8x16xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// -----
+
+// GeGLU with biases everywhere: the gate's bias and activation, the up
+// projection's and the down projection's biases go into the op.
+
+// CHECK-LABEL: func.func @geglu_biases
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[WG:.*]]: tensor<16x8xf32>, %[[BG:.*]]: tensor<16xf32>, %[[WU:.*]]: tensor<16x8xf32>, %[[BU:.*]]: tensor<16xf32>, %[[WD:.*]]: tensor<8x16xf32>, %[[BD:.*]]: tensor<8xf32>)
+// CHECK:         tfm.ffn %[[X]] gate(%[[WG]], %[[BG]]) dense1(%[[WU]], %[[BU]]) dense2(%[[WD]], %[[BD]]) {activation = #tfm.activation<gelu>}
+func.func @geglu_biases(%x: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %bg: tensor<16xf32>, %wu: tensor<16x8xf32>, %bu: tensor<16xf32>, %wd: tensor<8x16xf32>, %bd: tensor<8xf32>) -> tensor<4x8xf32> {
+  %g = tfm.linear %x, %wg, %bg {activation = #tfm.activation<gelu>} : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %u = tfm.linear %x, %wu, %bu : (tensor<4x8xf32>, tensor<16x8xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  %h = arith.mulf %g, %u : tensor<4x16xf32>
+  %y = tfm.linear %h, %wd, %bd : (tensor<4x16xf32>, tensor<8x16xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Not a gated feed-forward, left as linears:
+// - @different_inputs: the gate and the up projection read different x;
+// - @no_activation: neither projection has an activation;
+// - @gate_used: the gate is also returned;
+// - @down_activation: the down projection has an activation.
+
+// CHECK-LABEL: func.func @different_inputs
+// CHECK-NOT:     tfm.ffn
+func.func @different_inputs(%x: tensor<4x8xf32>, %z: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %wd: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %g = tfm.linear %x, %wg {activation = #tfm.activation<silu>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %u = tfm.linear %z, %wg : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %h = arith.mulf %g, %u : tensor<4x16xf32>
+  %y = tfm.linear %h, %wd : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @no_activation
+// CHECK-NOT:     tfm.ffn
+func.func @no_activation(%x: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %wu: tensor<16x8xf32>, %wd: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %g = tfm.linear %x, %wg : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %u = tfm.linear %x, %wu : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %h = arith.mulf %g, %u : tensor<4x16xf32>
+  %y = tfm.linear %h, %wd : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// CHECK-LABEL: func.func @gate_used
+// CHECK-NOT:     tfm.ffn
+func.func @gate_used(%x: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %wu: tensor<16x8xf32>, %wd: tensor<8x16xf32>) -> (tensor<4x8xf32>, tensor<4x16xf32>) {
+  %g = tfm.linear %x, %wg {activation = #tfm.activation<silu>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %u = tfm.linear %x, %wu : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %h = arith.mulf %g, %u : tensor<4x16xf32>
+  %y = tfm.linear %h, %wd : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %y, %g : tensor<4x8xf32>, tensor<4x16xf32>
+}
+
+// CHECK-LABEL: func.func @down_activation
+// CHECK-NOT:     tfm.ffn
+func.func @down_activation(%x: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %wu: tensor<16x8xf32>, %wd: tensor<8x16xf32>) -> tensor<4x8xf32> {
+  %g = tfm.linear %x, %wg {activation = #tfm.activation<silu>} : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %u = tfm.linear %x, %wu : (tensor<4x8xf32>, tensor<16x8xf32>) -> tensor<4x16xf32>
+  %h = arith.mulf %g, %u : tensor<4x16xf32>
+  %y = tfm.linear %h, %wd {activation = #tfm.activation<relu>} : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

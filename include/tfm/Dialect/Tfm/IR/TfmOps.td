@@ -405,14 +405,27 @@ def Tfm_FfnOp : Tfm_InferredOp<"ffn", [AttrSizedOperandSegments]> {
     bias `b2` `[Do]`; the result is `[..., Do]`. `activation` is `relu`
     (d2l, the default), `gelu` or `gelu_tanh` (ViT), or `silu`.
 
+    The gated form (GLU variants: SwiGLU in Llama, Mistral and Qwen, GeGLU
+    in T5 v1.1 and Gemma) has a third projection, the gate `w_gate`
+    (`[F, D]`, with optional bias `b_gate` `[F]`), whose activation
+    multiplies dense1's output elementwise:
+    `dense2(dropout(activation(gate(x)) * dense1(x)))`, Llama's
+    `down_proj(silu(gate_proj(x)) * up_proj(x))`.
+
     ```mlir
     %y = tfm.ffn %x dense1(%w1, %b1) dense2(%w2, %b2)
         {activation = #tfm.activation<gelu>}
         : (tensor<2x3x4xf32>, tensor<8x4xf32>, tensor<8xf32>,
            tensor<4x8xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+    %z = tfm.ffn %x gate(%wg) dense1(%wu) dense2(%wd)
+        {activation = #tfm.activation<silu>}
+        : (tensor<2x3x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>,
+           tensor<4x8xf32>) -> tensor<2x3x4xf32>
     ```
   }];
   let arguments = (ins Tfm_FloatTensor:$input,
+                       Optional<Tfm_FloatTensor>:$w_gate,
+                       Optional<Tfm_FloatTensor>:$b_gate,
                        Tfm_FloatTensor:$w1, Optional<Tfm_FloatTensor>:$b1,
                        Tfm_FloatTensor:$w2, Optional<Tfm_FloatTensor>:$b2,
                        Tfm_Default<Tfm_ActivationAttr,
@@ -421,7 +434,8 @@ def Tfm_FfnOp : Tfm_InferredOp<"ffn", [AttrSizedOperandSegments]> {
                        Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
   let assemblyFormat = [{
-    $input `dense1` `(` $w1 (`,` $b1^)? `)` `dense2` `(` $w2 (`,` $b2^)? `)`
+    $input (`gate` `(` $w_gate^ (`,` $b_gate^)? `)`)?
+    `dense1` `(` $w1 (`,` $b1^)? `)` `dense2` `(` $w2 (`,` $b2^)? `)`
     attr-dict `:` functional-type(operands, results)
   }];
 }

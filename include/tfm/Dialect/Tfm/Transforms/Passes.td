@@ -21,7 +21,8 @@ def TfmDecompose : Pass<"tfm-decompose"> {
       `tfm.linear`. `valid_lens` is repeated for every head as d2l's
       `repeat_interleave` does.
     - `tfm.ffn` becomes a `tfm.linear` carrying the activation followed by a
-      second `tfm.linear`.
+      second `tfm.linear`; the gated form the gate's `tfm.linear` with the
+      activation times dense1's (`arith.mulf`), then the second.
     - `tfm.add_norm` becomes an `arith.addf` of the residual and the
       sub-layer followed by `tfm.layer_norm`.
 
@@ -352,12 +353,21 @@ def TfmFuseLinear : Pass<"tfm-fuse-linear"> {
       `y · (1 / (1 + exp(-y)))` (either order; ONNX's `Mul(y, Sigmoid(y))`
       as imported), `silu`.
 
+    - A GLU feed-forward, `down(act(gate(x)) * up(x))` (either order of the
+      product): three `tfm.linear`s of which the gate has an activation,
+      the up projection none and the same input, and the down projection
+      none, becomes the gated `tfm.ffn` (Llama's SwiGLU, T5's GeGLU), once
+      the activation has been fused into the gate's linear.
+
     Nothing is fused when the intermediate has another user, or into a
     linear that already has an activation (nor a bias after an activation,
-    nor a second bias).
+    nor a second bias). A gated feed-forward is not fused when the gate,
+    the up projection or their product has another user, when the two
+    read different inputs, or when the down projection has an activation.
   }];
   let statistics = [
     Statistic<"numFused", "fused", "Bias additions and activations fused">,
+    Statistic<"numGatedFfn", "gated-ffn", "GLU feed-forwards fused">,
   ];
   let dependentDialects = [
     "::mlir::tfm::TfmDialect",
