@@ -151,12 +151,15 @@ def merge_heads(x, num_heads):
 
 def multi_head_attention(query, key, value, w_q, w_k, w_v, w_o, num_heads,
                          biases=None, valid_lens=None, mask=None, scale=None,
-                         causal=False):
-    """d2l's MultiHeadAttention; `biases` is (b_q, b_k, b_v, b_o) or None."""
+                         causal=False, num_kv_heads=None):
+    """d2l's MultiHeadAttention; `biases` is (b_q, b_k, b_v, b_o) or None.
+    With num_kv_heads, grouped-query: w_k and w_v project to that many
+    heads, repeated for their groups of query heads by attention()."""
     b_q, b_k, b_v, b_o = biases if biases is not None else (None,) * 4
+    kv_heads = num_kv_heads or num_heads
     q = split_heads(linear(query, w_q, b_q), num_heads)
-    k = split_heads(linear(key, w_k, b_k), num_heads)
-    v = split_heads(linear(value, w_v, b_v), num_heads)
+    k = split_heads(linear(key, w_k, b_k), kv_heads)
+    v = split_heads(linear(value, w_v, b_v), kv_heads)
     if valid_lens is not None:
         # torch.repeat_interleave(valid_lens, repeats=num_heads, dim=0)
         valid_lens = np.repeat(np.asarray(valid_lens), num_heads, axis=0)

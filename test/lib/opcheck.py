@@ -295,9 +295,12 @@ def merge_heads(p, rng):
 def multi_head_attention(p, rng):
     """b=2 sq=7 sk=sq heads=4 d=32 dq=d dk=dq dv=dk do=d biases
     valid_lens=none|batch|query lens_type mask=SHAPE causal scale=S
-    self (query, key and value are one argument)"""
+    self (query, key and value are one argument) kv_heads=H
+    (grouped-query: w_k and w_v project to H heads)"""
     b, sq, heads, d = p.int("b", 2), p.int("sq", 7), p.int("heads", 4), \
         p.int("d", 32)
+    kv_heads = p.int("kv_heads", heads)
+    d_kv = d // heads * kv_heads
     sk = p.int("sk", sq)
     dq = p.int("dq", d)
     dk = p.int("dk", dq)
@@ -319,12 +322,14 @@ def multi_head_attention(p, rng):
         operands = c.args_of(("query", query), ("key", key),
                              ("value", value))
     init = 1 / math.sqrt(max(dq, dk, dv, d))
-    weights = [randn(rng, d, dq, scale=init), randn(rng, d, dk, scale=init),
-               randn(rng, d, dv, scale=init), randn(rng, do, d, scale=init)]
+    weights = [randn(rng, d, dq, scale=init),
+               randn(rng, d_kv, dk, scale=init),
+               randn(rng, d_kv, dv, scale=init), randn(rng, do, d, scale=init)]
     weight_args = c.args_of(*((f"w_{n}", w) for n, w in zip("qkvo", weights)))
     biases = bias_args = None
     if with_biases:
-        biases = [randn(rng, d), randn(rng, d), randn(rng, d), randn(rng, do)]
+        biases = [randn(rng, d), randn(rng, d_kv), randn(rng, d_kv),
+                  randn(rng, do)]
         bias_args = c.args_of(*((f"b_{n}", b) for n, b in zip("qkvo", biases)))
     lens = None if shape is None else valid_lens(rng, shape, sk, dtype)
     mask = None if mask_shape is None else randn(rng, *mask_shape)
@@ -332,9 +337,12 @@ def multi_head_attention(p, rng):
          groups={"weights": weight_args, "biases": bias_args,
                  "valid_lens": c.arg("valid_lens", lens),
                  "mask": c.arg("mask", mask)},
-         attrs={"causal": causal, "num_heads": heads, "scale": scale})
+         attrs={"causal": causal, "num_heads": heads,
+                "num_kv_heads": kv_heads if p.has("kv_heads") else None,
+                "scale": scale})
     c.expected = ref.multi_head_attention(query, key, value, *weights, heads,
-                                          biases, lens, mask, scale, causal)
+                                          biases, lens, mask, scale, causal,
+                                          kv_heads)
     return c
 
 

@@ -863,6 +863,32 @@ func.func @mha_query_rank(%q: tensor<4x32xf32>, %x: tensor<2x4x32xf32>, %w: tens
 
 // -----
 
+// Grouped-query: num_kv_heads divides num_heads, w_k and w_v project to
+// num_kv_heads heads of w_q's head size, a mask's [B * H] is static.
+func.func @mha_kv_heads_divisor(%x: tensor<2x4x32xf32>, %w: tensor<32x32xf32>, %wk: tensor<24x32xf32>) {
+  // expected-error @+1 {{'tfm.multi_head_attention' op expected num_kv_heads to divide num_heads (4), found 3}}
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %wk, %wk, %w) {num_heads = 4 : i64, num_kv_heads = 3 : i64} : (tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<32x32xf32>, tensor<24x32xf32>, tensor<24x32xf32>, tensor<32x32xf32>) -> tensor<2x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @mha_kv_weight(%x: tensor<2x4x32xf32>, %w: tensor<32x32xf32>) {
+  // expected-error @+1 {{'tfm.multi_head_attention' op expected dimension 0 of w_k to be 16 (num_kv_heads times w_q's head size), found 'tensor<32x32xf32>'}}
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %w, %w, %w) {num_heads = 4 : i64, num_kv_heads = 2 : i64} : (tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<2x4x32xf32>
+  return
+}
+
+// -----
+
+func.func @mha_kv_dynamic_mask(%x: tensor<2x4x32xf32>, %w: tensor<32x32xf32>, %wk: tensor<16x32xf32>, %m: tensor<?x4x4xf32>) {
+  // expected-error @+1 {{'tfm.multi_head_attention' op expected a static first dimension of the mask (1, or batch times num_heads) with num_kv_heads, found 'tensor<?x4x4xf32>'}}
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %wk, %wk, %w) mask(%m) {num_heads = 4 : i64, num_kv_heads = 2 : i64} : (tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<2x4x32xf32>, tensor<32x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>, tensor<32x32xf32>, tensor<?x4x4xf32>) -> tensor<2x4x32xf32>
+  return
+}
+
+// -----
+
 func.func @mha_key_rank(%x: tensor<2x4x32xf32>, %k: tensor<2x1x4x32xf32>, %w: tensor<32x32xf32>) {
   // expected-error @+1 {{expected key of rank 3 [batch, keys, key_dim], found 'tensor<2x1x4x32xf32>'}}
   %0 = tfm.multi_head_attention %x, %k, %x weights(%w, %w, %w, %w) {num_heads = 4 : i64} : (tensor<2x4x32xf32>, tensor<2x1x4x32xf32>, tensor<2x4x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>, tensor<32x32xf32>) -> tensor<2x4x32xf32>

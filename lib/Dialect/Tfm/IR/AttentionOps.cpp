@@ -498,11 +498,24 @@ LogicalResult MultiHeadAttentionOp::verify() {
       failed(verifyDim(*this, wq, 1, q.getDim(2), "query's feature size")) ||
       failed(verifyDim(*this, wk, 1, k.getDim(2), "key's feature size")) ||
       failed(verifyDim(*this, wv, 1, v.getDim(2), "value's feature size")) ||
-      failed(verifyDim(*this, wk, 0, wq.getDim(0), "w_q's model dimension")) ||
-      failed(verifyDim(*this, wv, 0, wq.getDim(0), "w_q's model dimension")) ||
       failed(verifyDim(*this, wo, 1, wq.getDim(0), "w_q's model dimension")))
     return failure();
   if (failed(verifyDivisible(*this, wq, 0, getNumHeads(), "model dimension")))
+    return failure();
+  // The keys' and values' model dimension: w_q's, or for a grouped-query
+  // attention num_kv_heads heads of w_q's head size.
+  int64_t heads = getNumHeads(), kvHeads = getKeyValueHeads();
+  if (heads % kvHeads != 0)
+    return emitOpError() << "expected num_kv_heads to divide num_heads ("
+                         << heads << "), found " << kvHeads;
+  int64_t kvDim = ShapedType::isDynamic(wq.getDim(0))
+                      ? ShapedType::kDynamic
+                      : wq.getDim(0) / heads * kvHeads;
+  StringRef kvReason = kvHeads == heads
+                           ? "w_q's model dimension"
+                           : "num_kv_heads times w_q's head size";
+  if (failed(verifyDim(*this, wk, 0, kvDim, kvReason)) ||
+      failed(verifyDim(*this, wv, 0, kvDim, kvReason)))
     return failure();
   // The split into heads and the projections tile every dimension.
   static constexpr StringLiteral kDims[] = {"the batch", "the sequence length",
@@ -532,8 +545,8 @@ LogicalResult MultiHeadAttentionOp::verify() {
        failed(verifyRank(*this, bv, 1, "[model_dim]")) ||
        failed(verifyRank(*this, bo, 1, "[out_dim]")) ||
        failed(verifyDim(*this, bq, 0, wq.getDim(0), "w_q's model dimension")) ||
-       failed(verifyDim(*this, bk, 0, wq.getDim(0), "w_q's model dimension")) ||
-       failed(verifyDim(*this, bv, 0, wq.getDim(0), "w_q's model dimension")) ||
+       failed(verifyDim(*this, bk, 0, kvDim, kvReason)) ||
+       failed(verifyDim(*this, bv, 0, kvDim, kvReason)) ||
        failed(verifyDim(*this, bo, 0, wo.getDim(0), "w_o's output size"))))
     return failure();
 
@@ -547,6 +560,16 @@ LogicalResult MultiHeadAttentionOp::verify() {
           *this, {"mask", getMask()},
           {mulDims(batch, getNumHeads()), q.getDim(1), k.getDim(1)})))
     return failure();
+  // A grouped-query attention splits a mask's [B * H] into [B, H]: it must
+  // know whether that dimension is 1 (broadcast) or not.
+  if (auto maskType = dyn_cast_if_present<RankedTensorType>(
+          getMask() ? getMask().getType() : Type());
+      maskType && kvHeads != heads && maskType.getRank() == 3 &&
+      maskType.isDynamicDim(0))
+    return emitOpError() << "expected a static first dimension of the mask "
+                            "(1, or batch times num_heads) with num_kv_heads, "
+                            "found "
+                         << maskType;
   if (failed(verifyScale(*this, getScaleAttr())))
     return failure();
   return verifyDropoutRate(*this, "dropout", getDropout().convertToDouble());

@@ -32,8 +32,8 @@ namespace {
 /// Repeats every per-batch entry of `validLens` (`[B]` or `[B, Sq]`)
 /// `numHeads` times along the batch dimension, giving `[B * H]` or
 /// `[B * H, Sq]`: d2l's `repeat_interleave(valid_lens, num_heads, dim=0)`.
-Value repeatInterleave(PatternRewriter &rewriter, Location loc,
-                       Value validLens, int64_t numHeads) {
+Value broadcastHeads(PatternRewriter &rewriter, Location loc,
+                     Value validLens, int64_t numHeads) {
   auto type = cast<RankedTensorType>(validLens.getType());
   ArrayRef<int64_t> shape = type.getShape();
 
@@ -46,15 +46,38 @@ Value repeatInterleave(PatternRewriter &rewriter, Location loc,
       dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, validLens, i));
   Value init = tensor::EmptyOp::create(rewriter, loc, wideShape,
                                        type.getElementType(), dynamicSizes);
-  Value wide = linalg::BroadcastOp::create(rewriter, loc, validLens, init,
-                                           /*dimensions=*/{1})
-                   ->getResult(0);
+  return linalg::BroadcastOp::create(rewriter, loc, validLens, init,
+                                     /*dimensions=*/{1})
+      ->getResult(0);
+}
 
+Value repeatInterleave(PatternRewriter &rewriter, Location loc,
+                       Value validLens, int64_t numHeads) {
+  Value wide = broadcastHeads(rewriter, loc, validLens, numHeads);
   // Collapse [B, H, ...] to [B * H, ...].
+  int64_t rank = cast<RankedTensorType>(wide.getType()).getRank();
   SmallVector<ReassociationIndices> groups{{0, 1}};
-  for (int64_t i = 2, e = wideShape.size(); i < e; ++i)
+  for (int64_t i = 2; i < rank; ++i)
     groups.push_back({i});
   return tensor::CollapseShapeOp::create(rewriter, loc, wide, groups);
+}
+
+/// Expands the leading `[B * H]` dimension of `v` into `[B, H]`, B being
+/// `batch`.
+Value expandHeads(PatternRewriter &rewriter, Location loc, Value v,
+                  OpFoldResult batch, int64_t heads) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<OpFoldResult> sizes{batch, rewriter.getIndexAttr(heads)};
+  SmallVector<ReassociationIndices> groups{{0, 1}};
+  for (int64_t i = 1; i < type.getRank(); ++i) {
+    sizes.push_back(tensor::getMixedSize(rewriter, loc, v, i));
+    groups.push_back({i + 1});
+  }
+  SmallVector<int64_t> shape;
+  for (OpFoldResult size : sizes)
+    shape.push_back(getConstantIntValue(size).value_or(ShapedType::kDynamic));
+  return tensor::ExpandShapeOp::create(rewriter, loc, type.clone(shape), v,
+                                       groups, sizes);
 }
 
 /// Concatenates `values` along dimension 0: at compile time when they are all
@@ -123,7 +146,10 @@ std::optional<std::array<Value, 3>> projectPacked(PatternRewriter &rewriter,
 
 /// multi_head_attention -> linear ×3, split_heads ×3, attention,
 /// merge_heads, linear. The three projections of a self-attention (query,
-/// key and value are one value) are one linear on the packed weight.
+/// key and value are one value) are one linear on the packed weight. A
+/// grouped-query one attends over `[B, H, S, D]` queries and `[B, H_kv, S,
+/// D]` keys and values, whose heads are the last batch dimension that
+/// tfm.attention groups.
 struct DecomposeMultiHeadAttention
     : OpRewritePattern<MultiHeadAttentionOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -131,10 +157,10 @@ struct DecomposeMultiHeadAttention
   LogicalResult matchAndRewrite(MultiHeadAttentionOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t heads = op.getNumHeads();
-    auto project = [&](Value x, Value w, Value b) -> Value {
+    int64_t heads = op.getNumHeads(), kvHeads = op.getKeyValueHeads();
+    auto project = [&](Value x, Value w, Value b, int64_t count) -> Value {
       Value y = LinearOp::create(rewriter, loc, x, w, b);
-      return SplitHeadsOp::create(rewriter, loc, y, heads);
+      return SplitHeadsOp::create(rewriter, loc, y, count);
     };
     bool isSelfAttention =
         op.getQuery() == op.getKey() && op.getKey() == op.getValue();
@@ -147,20 +173,43 @@ struct DecomposeMultiHeadAttention
       k = SplitHeadsOp::create(rewriter, loc, (*packed)[1], heads);
       v = SplitHeadsOp::create(rewriter, loc, (*packed)[2], heads);
     } else {
-      q = project(op.getQuery(), op.getWQ(), op.getBQ());
-      k = project(op.getKey(), op.getWK(), op.getBK());
-      v = project(op.getValue(), op.getWV(), op.getBV());
+      q = project(op.getQuery(), op.getWQ(), op.getBQ(), heads);
+      k = project(op.getKey(), op.getWK(), op.getBK(), kvHeads);
+      v = project(op.getValue(), op.getWV(), op.getBV(), kvHeads);
     }
 
-    Value validLens = op.getValidLens();
-    if (validLens)
-      validLens = repeatInterleave(rewriter, loc, validLens, heads);
-
-    auto attention = AttentionOp::create(rewriter, loc, q, k, v, validLens,
-                                         op.getMask(), /*query_offset=*/Value(),
-                                         op.getScaleAttr(),
-                                         op.getCausalAttr(),
-                                         rewriter.getF64FloatAttr(0.0));
+    Value validLens = op.getValidLens(), mask = op.getMask();
+    Value attention;
+    if (kvHeads == heads) {
+      if (validLens)
+        validLens = repeatInterleave(rewriter, loc, validLens, heads);
+      attention = AttentionOp::create(rewriter, loc, q, k, v, validLens, mask,
+                                      /*query_offset=*/Value(),
+                                      op.getScaleAttr(), op.getCausalAttr(),
+                                      rewriter.getF64FloatAttr(0.0));
+    } else {
+      OpFoldResult batch =
+          tensor::getMixedSize(rewriter, loc, op.getQuery(), 0);
+      q = expandHeads(rewriter, loc, q, batch, heads);
+      k = expandHeads(rewriter, loc, k, batch, kvHeads);
+      v = expandHeads(rewriter, loc, v, batch, kvHeads);
+      if (validLens)
+        validLens = broadcastHeads(rewriter, loc, validLens, heads);
+      // A mask of the per-head scores [B * H, Sq, Sk] splits its batch; one
+      // that broadcasts over it (rank 2 or less, or a leading 1) broadcasts
+      // over [B, H] alike.
+      auto maskType =
+          mask ? cast<RankedTensorType>(mask.getType()) : RankedTensorType();
+      if (mask && maskType.getRank() == 3 && maskType.getDimSize(0) != 1)
+        mask = expandHeads(rewriter, loc, mask, batch, heads);
+      Value grouped = AttentionOp::create(
+          rewriter, loc, q, k, v, validLens, mask, /*query_offset=*/Value(),
+          op.getScaleAttr(), op.getCausalAttr(),
+          rewriter.getF64FloatAttr(0.0));
+      attention = tensor::CollapseShapeOp::create(
+          rewriter, loc, grouped,
+          SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+    }
     Value merged = MergeHeadsOp::create(rewriter, loc, attention, heads);
     rewriter.replaceOpWithNewOp<LinearOp>(op, op.getType(), merged,
                                           op.getWO(), op.getBO());

@@ -254,8 +254,9 @@ struct FuseMultiHeadAttentionPattern : OpRewritePattern<LinearOp> {
     rewriter.replaceOpWithNewOp<MultiHeadAttentionOp>(
         op, op.getType(), q->input, k->input, v->input, q->weight, k->weight,
         v->weight, op.getWeight(), bq, bk, bv, bo, validLens,
-        attention.getMask(), rewriter.getI64IntegerAttr(numHeads), scale,
-        attention.getCausalAttr(), attention.getDropoutAttr());
+        attention.getMask(), rewriter.getI64IntegerAttr(numHeads),
+        /*num_kv_heads=*/IntegerAttr(), scale, attention.getCausalAttr(),
+        attention.getDropoutAttr());
     ++numFused;
     return success();
   }

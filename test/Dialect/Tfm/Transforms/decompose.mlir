@@ -260,6 +260,37 @@ func.func @mha_valid_lens_mask_causal(%x: tensor<2x10x32xf32>,
 
 // -----
 
+// Grouped-query (num_kv_heads = 2 of 4 heads), dynamic batch: the keys
+// and values are projected to 2 heads, and the attention runs on
+// [B, 4, S, 8] queries and [B, 2, S, 8] keys and values (the heads its last
+// batch dimension, which tfm.attention groups), with valid_lens broadcast
+// to [B, 4]; its result is collapsed back to [B * 4, S, 8] for merge_heads.
+
+// CHECK-LABEL: func.func @mha_grouped_query
+// CHECK-SAME:    %[[X:[^:]*]]: tensor<?x10x32xf32>, %[[W:[^:]*]]: tensor<32x32xf32>, %[[WK:[^:]*]]: tensor<16x32xf32>, %[[LENS:[^:]*]]: tensor<?xi32>
+// CHECK:         %[[Q:.*]] = tfm.linear %[[X]], %[[W]]
+// CHECK:         %[[QH:.*]] = tfm.split_heads %[[Q]] {num_heads = 4 : i64} : (tensor<?x10x32xf32>) -> tensor<?x10x8xf32>
+// CHECK:         %[[K:.*]] = tfm.linear %[[X]], %[[WK]]
+// CHECK:         %[[KH:.*]] = tfm.split_heads %[[K]] {num_heads = 2 : i64} : (tensor<?x10x16xf32>) -> tensor<?x10x8xf32>
+// CHECK:         tensor.expand_shape %[[QH]] {{\[}}[0, 1], [2], [3]] output_shape [%{{.*}}, 4, 10, 8] : tensor<?x10x8xf32> into tensor<?x4x10x8xf32>
+// CHECK:         tensor.expand_shape %[[KH]] {{\[}}[0, 1], [2], [3]] output_shape [%{{.*}}, 2, 10, 8] : tensor<?x10x8xf32> into tensor<?x2x10x8xf32>
+// CHECK:         %[[L:.*]] = linalg.broadcast ins(%[[LENS]] : tensor<?xi32>) outs(%{{.*}} : tensor<?x4xi32>) dimensions = [1]
+// CHECK:         %[[O:.*]] = tfm.attention %{{.*}}, %{{.*}}, %{{.*}} valid_lens(%[[L]]) : (tensor<?x4x10x8xf32>, tensor<?x2x10x8xf32>, tensor<?x2x10x8xf32>, tensor<?x4xi32>) -> tensor<?x4x10x8xf32>
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[O]] {{\[}}[0, 1], [2], [3]] : tensor<?x4x10x8xf32> into tensor<?x10x8xf32>
+// CHECK:         tfm.merge_heads %[[C]] {num_heads = 4 : i64}
+func.func @mha_grouped_query(%x: tensor<?x10x32xf32>, %w: tensor<32x32xf32>,
+                             %wk: tensor<16x32xf32>, %lens: tensor<?xi32>)
+    -> tensor<?x10x32xf32> {
+  %0 = tfm.multi_head_attention %x, %x, %x weights(%w, %wk, %wk, %w)
+      valid_lens(%lens) {num_heads = 4 : i64, num_kv_heads = 2 : i64}
+      : (tensor<?x10x32xf32>, tensor<?x10x32xf32>, tensor<?x10x32xf32>,
+         tensor<32x32xf32>, tensor<16x32xf32>, tensor<16x32xf32>,
+         tensor<32x32xf32>, tensor<?xi32>) -> tensor<?x10x32xf32>
+  return %0 : tensor<?x10x32xf32>
+}
+
+// -----
+
 // Dynamic batch: the heads multiply a dynamic batch into a dynamic
 // [? * heads], the slices of the packed projection take their batch size
 // from tensor.dim, and so does the broadcast of valid_lens.

@@ -332,6 +332,13 @@ def Tfm_MultiHeadAttentionOp
     `dropout` are as for `tfm.attention`, where `scale` defaults to
     `1/sqrt(D / num_heads)`.
 
+    Grouped-query attention: with `num_kv_heads` (a divisor of `num_heads`,
+    which it defaults to), `w_k` and `w_v` project to that many heads,
+    `[num_kv_heads · D / num_heads, Dk]` (and `[num_kv_heads · D /
+    num_heads]` biases), each shared by `num_heads / num_kv_heads`
+    consecutive query heads as in `tfm.attention`; `num_kv_heads = 1` is
+    multi-query attention.
+
     ```mlir
     %y = tfm.multi_head_attention %x, %x, %x
         weights(%wq, %wk, %wv, %wo) valid_lens(%lens) {num_heads = 4 : i64}
@@ -351,10 +358,18 @@ def Tfm_MultiHeadAttentionOp
                        Optional<Tfm_IntTensor>:$valid_lens,
                        Optional<Tfm_FloatTensor>:$mask,
                        ConfinedAttr<I64Attr, [IntPositive]>:$num_heads,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntPositive]>>
+                           :$num_kv_heads,
                        OptionalAttr<F64Attr>:$scale,
                        UnitAttr:$causal,
                        Tfm_DefaultF64<"0.0">:$dropout);
   let results = (outs Tfm_FloatTensor:$result);
+  let extraClassDeclaration = [{
+    /// The key/value heads: `num_kv_heads`, or `num_heads` without it.
+    int64_t getKeyValueHeads() {
+      return getNumKvHeads().value_or(getNumHeads());
+    }
+  }];
   let assemblyFormat = [{
     $query `,` $key `,` $value
     `weights` `(` $w_q `,` $w_k `,` $w_v `,` $w_o `)`
