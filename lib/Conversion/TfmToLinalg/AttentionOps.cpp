@@ -694,17 +694,20 @@ static Value interleaveQueryGroups(OpBuilder &b, Location loc, Value x,
     x = expandTo(b, loc, x, groups, sizes);
   }
   int64_t h = headDim, i = headDim + 1, r = headDim + 2;
-
-  // One position: [B..., H_kv, g, 1, T...] is already in rows.
-  if (heads != 1 && hasPositions && isConstantIntValue(positions, 1)) {
+  // [B..., H_kv, S, g, T...] -> [B..., H_kv, S · g, T...]
+  auto mergeRows = [&](Value v) -> Value {
     SmallVector<ReassociationIndices> groups;
     for (int64_t d = 0; d <= h; ++d)
       groups.push_back({d});
     groups.push_back({i, r});
     for (int64_t t = 0; t < trailing; ++t)
       groups.push_back({r + 1 + t});
-    return tensor::CollapseShapeOp::create(b, loc, x, groups);
-  }
+    return tensor::CollapseShapeOp::create(b, loc, v, groups);
+  };
+
+  // One position: [B..., H_kv, g, 1, T...] is already in rows.
+  if (heads != 1 && hasPositions && isConstantIntValue(positions, 1))
+    return mergeRows(x);
 
   // Loops (B..., h, i, r, T...) over [B..., H_kv, S, g, T...].
   int64_t numLoops = headDim + 3 + trailing;
@@ -724,15 +727,7 @@ static Value interleaveQueryGroups(OpBuilder &b, Location loc, Value x,
       {getProjection(ctx, numLoops, inDims),
        AffineMap::getMultiDimIdentityMap(numLoops, ctx)},
       0, [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-
-  // [B..., H_kv, S · g, T...]
-  SmallVector<ReassociationIndices> groups;
-  for (int64_t d = 0; d <= h; ++d)
-    groups.push_back({d});
-  groups.push_back({i, r});
-  for (int64_t t = 0; t < trailing; ++t)
-    groups.push_back({r + 1 + t});
-  return tensor::CollapseShapeOp::create(b, loc, out, groups);
+  return mergeRows(out);
 }
 
 /// The inverse of interleaveQueryGroups for an attention's result:
