@@ -76,6 +76,9 @@ static void buildBufferizationStage(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTfmCpuLowerCopies());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Deallocation frees at the end of the block: every intermediate would
+  // live until the entry returns.
+  pm.addNestedPass<func::FuncOp>(createTfmFreeBuffersEarly());
 }
 
 void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
