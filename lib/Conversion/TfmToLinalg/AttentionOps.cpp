@@ -888,12 +888,12 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
         SmallVector<int64_t> lensShape(lensType.getShape());
         lensShape[heads] = getTensorType(query).getDimSize(heads);
         lens = castToTensorType(rewriter, loc, lens, lensType.clone(lensShape));
-      }
-      if (lens)
-        lens = getTensorType(lens).getRank() == batchRank
+        // One length per head: the same at every position.
+        lens = lensType.getRank() == batchRank
                    ? interleaveQueryGroups(rewriter, loc, lens, heads, group,
                                            positions)
                    : interleaveQueryGroups(rewriter, loc, lens, heads, group);
+      }
       query = interleaveQueryGroups(rewriter, loc, query, heads, group);
       if (queryOffset)
         queryOffset = arith::MulIOp::create(

@@ -33,6 +33,16 @@ func.func @unbatched(%q: tensor<6x8xf32>, %k: tensor<7x8xf32>, %v: tensor<7x8xf3
 
 // -----
 
+// A grouped-query attention's weights would be per query head over the
+// shared key heads: refused, with the group.
+func.func @grouped_query(%q: tensor<1x8x6x8xf32>, %k: tensor<1x2x7x8xf32>, %v: tensor<1x2x7x8xf32>) -> tensor<1x8x6x8xf32> {
+  // expected-error @+1 {{cannot expose the weights of a grouped-query attention (4 query heads per key/value head)}}
+  %0 = tfm.attention %q, %k, %v : (tensor<1x8x6x8xf32>, tensor<1x2x7x8xf32>, tensor<1x2x7x8xf32>) -> tensor<1x8x6x8xf32>
+  return %0 : tensor<1x8x6x8xf32>
+}
+
+// -----
+
 func.func @nested(%q: tensor<2x6x8xf32>, %k: tensor<2x7x8xf32>, %v: tensor<2x7x8xf32>, %c: i1) -> tensor<2x6x8xf32> {
   %r = scf.if %c -> tensor<2x6x8xf32> {
     // expected-error @+1 {{cannot expose the weights of an attention nested in a region}}
