@@ -43,6 +43,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/bit.h"
 
 namespace mlir {
 namespace tfm {
@@ -97,6 +98,10 @@ static std::optional<unsigned> getTransposedLoop(linalg::LinalgOp op) {
   return std::nullopt;
 }
 
+/// The most vectors' worth of an innermost reduction that is vectorized as
+/// one vector (getCpuVectorShape).
+static constexpr int64_t kWholeReductionVectors = 4;
+
 SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
                                             CpuTargetAttr target) {
   unsigned numLoops = op.getNumLoops();
@@ -111,6 +116,16 @@ SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
                : std::min(lanes, std::max<int64_t>(ranges[dim], 1));
   };
   shape.back() = clamped(numLoops - 1);
+  // An innermost reduction of a few whole vectors (a decoding step's
+  // scores, each a dot product of the query with a 64-float key row) is
+  // one vector of them all: its lanes are summed elementwise, then across
+  // once, where a vector at a time would reduce across lanes at every
+  // step.
+  int64_t inner = ranges[numLoops - 1];
+  if (linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
+      !ShapedType::isDynamic(inner) && inner > lanes && inner % lanes == 0 &&
+      inner <= kWholeReductionVectors * lanes)
+    shape.back() = inner;
   // A transpose reads square blocks, one vector per row, and transposes
   // them in registers, instead of gathering a vector element by element.
   if (std::optional<unsigned> rows = getTransposedLoop(op))
@@ -210,7 +225,7 @@ static int64_t getRowBlock(int64_t rows, int64_t unit) {
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
-///            or more, else column panels of one to four register tiles
+///            or more (or a dynamic number of them), else column panels of one to four register tiles
 ///            (packed panels) each, as getPanelsPerParallelTile chooses
 ///            (or, if Nr does not divide the columns, panels of four tiles
 ///            and a last one of the columns left over), else (or if `op`
@@ -260,14 +275,24 @@ getContractionConfig(linalg::LinalgOp op,
   int64_t cols = 2 * getLanes(op, target);
 
   SmallVector<int64_t> parallel(numLoops, 0);
+  // The number of batches: -1 if dynamic. A dynamic batch of matrices that
+  // each operand has (a decoding step's batch x heads, each one query row
+  // against its cache) goes parallel as two or more static ones do: its
+  // columns split between threads would have each read part of every row
+  // of the right operand, a row's cache lines fetched by both.
   int64_t batches = 1;
   for (unsigned b : dims.batch)
     batches = ShapedType::isDynamic(ranges[b]) || batches < 0
                   ? -1
                   : batches * ranges[b];
+  AffineMap rhsMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  bool dynamicBatches =
+      batches < 0 && llvm::all_of(dims.batch, [&](unsigned b) {
+        return rhsMap.isFunctionOfDim(b);
+      });
   if (nested) {
     // The enclosing parallel loop shares the work out already.
-  } else if (batches >= 2) {
+  } else if (batches >= 2 || dynamicBatches) {
     for (unsigned b : dims.batch)
       parallel[b] = 1;
   } else if (panel) {
@@ -298,7 +323,7 @@ getContractionConfig(linalg::LinalgOp op,
       cache[m] = mc;
   }
   // Rows in parallel too where the column tiles alone leave threads idle.
-  bool sharesColumns = !nested && batches < 2;
+  bool sharesColumns = !nested && batches < 2 && !dynamicBatches;
   if (sharesColumns && !ShapedType::isDynamic(ranges[m])) {
     unsigned columns = panel.value_or(n);
     int64_t columnTiles =
@@ -332,6 +357,18 @@ getContractionConfig(linalg::LinalgOp op,
     registers[b] = 1;
   registers[m] = clampTo(m, rows);
   registers[n] = clampTo(n, cols);
+  // Fewer rows than Mr, known statically, in a product whose columns are
+  // not cut into parallel tiles (a decoding step's weights · values, one
+  // row a batch): the register tile is as wide as the accumulators that
+  // Mr x Nr would take allow (at most 8 vectors), so that each row of the
+  // right operand is read once, whole, rather than once per 2-vector
+  // column tile.
+  if (!panel && parallel[n] == 0 && !ShapedType::isDynamic(ranges[m]) &&
+      ranges[m] < rows) {
+    int64_t vectors = llvm::bit_floor(static_cast<uint64_t>(std::min<int64_t>(
+        8, 2 * rows / std::max<int64_t>(ranges[m], 1))));
+    registers[n] = clampTo(n, vectors * getLanes(op, target));
+  }
   if (panel)
     registers[*panel] = 1;
   SmallVector<int64_t> order(dims.batch.begin(), dims.batch.end());

@@ -117,18 +117,48 @@ func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
 
 // -----
 
+// A decoding step's weights · values: one row per batch x head, a dynamic
+// number of them. The batches run in parallel (split, the 64 columns would
+// have each thread read part of every row of the values), and one row's
+// register tile is as wide as Mr x Nr's accumulators allow (8 vectors: 64
+// columns with AVX-512 and with AVX2), so that each row of the values is
+// read once, whole.
+
+// CHECK-LABEL: func.func @decode_values
+//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]]
+// AVX2-LABEL: func.func @decode_values
+//       AVX2:   tile_sizes = {{\[}}[1, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]]
+// TILED-LABEL: func.func @decode_values
+//       TILED:   scf.forall (%{{.*}}) in (%{{.*}})
+//       TILED:     vector.multi_reduction <add>, {{.*}} [3] : vector<1x1x64x1xf32> to vector<1x1x64xf32>
+func.func @decode_values(%p: tensor<?x1x?xf32>, %v: tensor<?x?x64xf32>,
+                         %c: tensor<?x1x64xf32>) -> tensor<?x1x64xf32> {
+  %0 = linalg.batch_matmul ins(%p, %v : tensor<?x1x?xf32>, tensor<?x?x64xf32>)
+      outs(%c : tensor<?x1x64xf32>) -> tensor<?x1x64xf32>
+  return %0 : tensor<?x1x64xf32>
+}
+
+// -----
+
 // An op with 2^15 iterations or more is first cut into parallel tiles, one
 // iteration of every parallel loop outside the vector (the threads take
-// blocks of them); a reduction loop stays whole in each tile.
+// blocks of them); a reduction loop stays whole in each tile. An innermost
+// reduction of up to four whole vectors is one vector (its lanes reduced
+// across once, not at every vector); with AVX2's 8 lanes 64 is eight
+// vectors, taken a vector at a time.
 
 // CHECK-LABEL: func.func @parallel_tiles
 //       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 16]]
-//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 16]]
+//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 64]]
+// AVX2-LABEL: func.func @parallel_tiles
+//       AVX2:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 8]]
+//       AVX2:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 8]]
 // TILED-LABEL: func.func @parallel_tiles
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) in (12, 197)
 //       TILED:     math.exp {{.*}} : vector<1x1x16xf32>
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) in (12, 197)
-//       TILED:     vector.multi_reduction <add>, {{.*}} [2] : vector<1x1x16xf32> to vector<1x1xf32>
+//   TILED-NOT:     scf.for
+//       TILED:     vector.multi_reduction <add>, {{.*}} [2] : vector<1x1x64xf32> to vector<1x1xf32>
 func.func @parallel_tiles(%x: tensor<12x197x64xf32>, %y: tensor<12x197x64xf32>,
                           %s: tensor<12x197xf32>) -> (tensor<12x197x64xf32>, tensor<12x197xf32>) {
   %0 = linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],

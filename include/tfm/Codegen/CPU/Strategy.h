@@ -19,7 +19,8 @@ namespace tfm {
 
 /// The vector shape of an op that is not a micro-kernel contraction: one
 /// register's worth of `op`'s widest element type along the innermost loop
-/// (fewer if the loop is shorter), and as many along the loop that a
+/// (fewer if the loop is shorter; all of it if it is a reduction of up to
+/// four whole vectors), and as many along the loop that a
 /// transpose reads one of its inputs innermost along (a square block),
 /// one iteration of every other loop.
 SmallVector<int64_t> getCpuVectorShape(linalg::LinalgOp op,
