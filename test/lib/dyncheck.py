@@ -70,6 +70,32 @@ def linear(rng, b, s):
     return [x, w, bias], lambda: [ref.linear(x, w, bias, "gelu")]
 
 
+# A product with a row-major right operand (the micro-kernel's) and a
+# reduction longer than its cache blocks (1.5 x 512 steps) that 512 does not
+# divide, its rows split by register tile height, plus a residual.
+LONG = 1100
+
+
+@case("matmul_long", f"""
+func.func @main(%x: tensor<?x?x{LONG}xf32>, %w: tensor<{LONG}x{F}xf32>, %r: tensor<?x?x{F}xf32>) -> tensor<?x?x{F}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x{LONG}xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x{LONG}xf32>
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x{LONG}xf32> into tensor<?x{LONG}xf32>
+  %res = tensor.collapse_shape %r [[0, 1], [2]] : tensor<?x?x{F}xf32> into tensor<?x{F}xf32>
+  %y = linalg.matmul ins(%rows, %w : tensor<?x{LONG}xf32>, tensor<{LONG}x{F}xf32>) outs(%res : tensor<?x{F}xf32>) -> tensor<?x{F}xf32>
+  %out = tensor.expand_shape %y [[0, 1], [2]] output_shape [%b, %s, {F}] : tensor<?x{F}xf32> into tensor<?x?x{F}xf32>
+  return %out : tensor<?x?x{F}xf32>
+}}""")
+def matmul_long(rng, b, s):
+    x, (w,) = randn(rng, b, s, LONG), weights(rng, (LONG, F))
+    residual = randn(rng, b, s, F)
+    return [x, w, residual], lambda: [
+        x.astype(np.float64) @ w.astype(np.float64) + residual]
+
+
 @case("attention", f"""
 func.func @main(%q: tensor<?x?x{D}xf32>, %k: tensor<?x?x{D}xf32>, %v: tensor<?x?x{D}xf32>, %lens: tensor<?xi32>) -> tensor<?x?x{D}xf32> {{
   %r = tfm.attention %q, %k, %v valid_lens(%lens) : (tensor<?x?x{D}xf32>, tensor<?x?x{D}xf32>, tensor<?x?x{D}xf32>, tensor<?xi32>) -> tensor<?x?x{D}xf32>

@@ -312,14 +312,17 @@ getContractionConfig(linalg::LinalgOp op,
   }
 
   SmallVector<int64_t> cache(numLoops, 0);
-  if (hasCacheBlocks(op, dims)) {
+  // A part of fewer rows than Mr (splitRowsByTileHeight's: a decoding
+  // step's few sequences) is one register tile high: no tile of rows reuses
+  // a reduction block's strip of the panel, so there are no cache blocks;
+  // each panel streams once from memory and the accumulators stay in
+  // registers from the first step to the last.
+  bool fewRows = registerRows && registerRows < getRegisterTileRows(target);
+  if (!fewRows && hasCacheBlocks(op, dims)) {
     cache[k] = kKc;
     int64_t elementBytes = getWidestElementBits(op) / 8;
     int64_t mc = kMcBytes / (kKc * elementBytes) / rows * rows;
-    // A part of fewer rows than Mr (splitRowsByTileHeight's) is one
-    // register tile high: no row blocks.
-    bool fewRows = registerRows && registerRows < getRegisterTileRows(target);
-    if (!fewRows && (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc))
+    if (ShapedType::isDynamic(ranges[m]) || ranges[m] > mc)
       cache[m] = mc;
   }
   // Rows in parallel too where the column tiles alone leave threads idle.

@@ -303,6 +303,30 @@ func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
 
 // -----
 
+// A reduction of 3072 steps (an FFN's second product) is cut into cache
+// blocks of 512 for the Mr-row tiles, which reuse each block's strip of a
+// panel row tile after row tile; the parts of fewer rows are one register
+// tile high, reuse nothing, and stream each panel once, their
+// accumulators in registers from the first step to the last.
+
+// CHECK-LABEL: func.func @matmul_dynamic_rows_long_reduction(
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [120, 0, 512], [12, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
+// AVX2-LABEL: func.func @matmul_dynamic_rows_long_reduction(
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [126, 0, 512], [6, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
+func.func @matmul_dynamic_rows_long_reduction(%a: tensor<?x3072xf32>, %b: tensor<3072x768xf32>,
+                                              %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<?x3072xf32>, tensor<3072x768xf32>)
+      outs(%c : tensor<?x768xf32>) -> tensor<?x768xf32>
+  return %0 : tensor<?x768xf32>
+}
+
+// -----
+
 // Columns that no panel width divides (an LM head's vocabulary of 50257)
 // still go parallel: panels of 128 (the last columns a tile of their own
 // when applied).
