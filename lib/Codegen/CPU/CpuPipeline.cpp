@@ -79,6 +79,8 @@ static void buildBufferizationStage(OpPassManager &pm) {
   // Deallocation frees at the end of the block: every intermediate would
   // live until the entry returns.
   pm.addNestedPass<func::FuncOp>(createTfmFreeBuffersEarly());
+  // A flash attention's per-block buffers, allocated once per query tile.
+  pm.addNestedPass<func::FuncOp>(createTfmHoistLoopBuffers());
 }
 
 void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,

@@ -643,20 +643,27 @@ static bool isEpilogueOp(Operation *op, linalg::LinalgOp product) {
 
 /// Marks the elementwise ops of `product`'s epilogue to be computed in its
 /// register tiles: the op that computes its accumulator (bias + residual,
-/// which tfm-fold-epilogue-into-accumulator made its initial value) with
-/// tfm.fuse_into_consumer, and the op that reads its result (the
-/// activation) with tfm.fuse_into_producer. A register tile then starts
-/// from the bias it loads and stores the activation of its sums: neither
-/// op is a pass over memory of its own. Only products whose reduction is
-/// not cut into cache blocks: with blocks, a tile's sums are finished only
-/// after the last block, outside the register tiles.
+/// which tfm-fold-epilogue-into-accumulator made its initial value; a flash
+/// attention's running accumulator times its correction; or the fill of
+/// zeros that a plain product starts from) with tfm.fuse_into_consumer, and
+/// the op that reads its result (the activation; the scale of attention's
+/// scores) with tfm.fuse_into_producer. A register tile then starts from
+/// the bias it loads (or from a zero vector) and stores the activation of
+/// its sums: neither op is a pass over memory of its own. Products in a
+/// parallel loop already (a flash attention's, in its query tile) are
+/// marked too. Only products whose reduction is not cut into cache blocks:
+/// with blocks, a tile's sums are finished only after the last block,
+/// outside the register tiles.
 static void markEpilogue(linalg::LinalgOp product) {
   LoweringConfigAttr config = getLoweringConfig(product);
   if (!config || config.getNumLevels() != 3 || product->getNumResults() != 1)
     return;
   UnitAttr unit = UnitAttr::get(product.getContext());
   Operation *init = product.getDpsInits()[0].getDefiningOp();
-  if (isEpilogueOp(init, product) && init->hasOneUse())
+  auto fill = dyn_cast_or_null<linalg::FillOp>(init);
+  bool fillsTile = fill && fill->getBlock() == product->getBlock() &&
+                   getLoweringConfig(fill);
+  if ((isEpilogueOp(init, product) || fillsTile) && init->hasOneUse())
     init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
   Value result = product->getResult(0);
   if (!result.hasOneUse())
@@ -707,7 +714,7 @@ struct TfmCpuSelectVectorStrategyPass
         return;
       if (!getRowMajorMatmulDims(op))
         readers.push_back(op);
-      else if (!isInParallelLoop(op))
+      else
         markEpilogue(op);
     });
     for (linalg::LinalgOp op : llvm::reverse(readers))

@@ -1,7 +1,9 @@
-//===- FreeBuffersEarly.cpp - tfm-free-buffers-early ----------------------===//
+//===- FreeBuffersEarly.cpp - where buffers live --------------------------===//
 //
 // Implements `tfm-free-buffers-early`: each `memref.dealloc` moves up to
-// just after the last use of its buffer and of the buffer's views.
+// just after the last use of its buffer and of the buffer's views; and
+// `tfm-hoist-loop-buffers`: a buffer that a sequential loop allocates and
+// frees in each iteration is allocated once, around the loop.
 //
 // Bufferization's ownership-based deallocation frees a buffer at the end of
 // the block that allocates it: every intermediate of a model's entry
@@ -16,11 +18,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMFREEBUFFERSEARLY
+#define GEN_PASS_DEF_TFMHOISTLOOPBUFFERS
 #include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace tfm
 } // namespace mlir
@@ -85,6 +89,45 @@ struct TfmFreeBuffersEarlyPass
       Operation *after = *last ? *last : alloc.getOperation();
       if (after->isBeforeInBlock(dealloc))
         dealloc->moveAfter(after);
+    }
+  }
+};
+
+/// The dealloc of `alloc` in its block, if the block frees it once.
+memref::DeallocOp getDeallocInBlock(memref::AllocOp alloc) {
+  memref::DeallocOp found;
+  for (Operation *user : alloc->getUsers()) {
+    auto dealloc = dyn_cast<memref::DeallocOp>(user);
+    if (!dealloc)
+      continue;
+    if (found || dealloc->getBlock() != alloc->getBlock())
+      return {};
+    found = dealloc;
+  }
+  return found;
+}
+
+struct TfmHoistLoopBuffersPass
+    : tfm::impl::TfmHoistLoopBuffersBase<TfmHoistLoopBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<memref::AllocOp> allocs;
+    getOperation().walk([&](memref::AllocOp op) { allocs.push_back(op); });
+    for (memref::AllocOp alloc : allocs) {
+      // Out of each enclosing sequential loop, as long as the buffer's size
+      // and alignment do not depend on the iteration and its uses stay in
+      // the iteration that allocates it. A parallel loop keeps its
+      // iterations' buffers: they run at the same time.
+      while (auto loop = dyn_cast<scf::ForOp>(alloc->getParentOp())) {
+        memref::DeallocOp dealloc = getDeallocInBlock(alloc);
+        if (!dealloc || !alloc->getOperands().empty() ||
+            failed(findLastUse(alloc.getResult(), alloc->getBlock(),
+                               dealloc)))
+          break;
+        alloc->moveBefore(loop);
+        dealloc->moveAfter(loop);
+      }
     }
   }
 };

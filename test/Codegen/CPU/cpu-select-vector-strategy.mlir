@@ -482,15 +482,16 @@ func.func @layer_norm_rows(%x: tensor<197x192xf32>, %g: tensor<192xf32>)
 
 // A producer that an op outside the group reads as well (the sum, returned)
 // stays whole: it is the root of a group of its own, with the fill of its
-// accumulator. A micro-kernel contraction is never fused (its tiles are
-// blocks of rows and columns), and neither is a transpose (square blocks).
+// accumulator. A micro-kernel contraction is never fused into a row-wise
+// group (its tiles are blocks of rows and columns), and neither is a
+// transpose (square blocks); the fill of its accumulator goes into its
+// register tiles, which then start from zeros.
 
 // CHECK-LABEL: func.func @rows_not_fused
 //       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} {{.*}} -> tensor<197xf32>
 //       CHECK:   linalg.generic
 //   CHECK-NOT:     tfm.fuse_into_consumer
-//       CHECK:   linalg.fill
-//   CHECK-NOT:     tfm.fuse_into_consumer
+//       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} {{.*}} -> tensor<197x192xf32>
 //       CHECK:   linalg.matmul
 //   CHECK-NOT:   tfm.fuse_into_consumer
 //       CHECK:   return
@@ -619,4 +620,68 @@ func.func @blocked_epilogue(%x: tensor<20x800xf32>, %w: tensor<2x800x32xf32>, %b
     linalg.yield %v : f32
   } -> tensor<20x2x32xf32>
   return %g : tensor<20x2x32xf32>
+}
+
+// -----
+
+// The products of a flash attention's step, inside its parallel query tile:
+// the scores' product starts from zeros (its fill is marked to be fused:
+// applied, the register tiles start from a zero vector, no pass writes
+// zeros and none reads them back) and the scale that reads its sums is
+// applied in its tiles; the values' product takes the rescale of the
+// running accumulator (acc * correction, one per row) in its tiles.
+
+// CHECK-LABEL: func.func @attention_step_products
+//       CHECK:   scf.forall
+//       CHECK:     linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
+//       CHECK:     linalg.matmul {lowering_config
+//       CHECK:     linalg.generic {{.*}}lowering_config = {{.*}}tfm.fuse_into_producer
+//       CHECK:     linalg.generic {{.*}}lowering_config = {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.matmul {lowering_config
+// TILED-LABEL: func.func @attention_step_products
+//       TILED:   scf.forall
+//       TILED:     scf.for %{{.*}} = %c0 to %c24 step %c12
+//       TILED:       vector.transfer_write %{{.*}} : vector<12x32xf32>, tensor<12x32xf32>
+//  TILED-NEXT:       scf.for %{{.*}} = %c0 to %c64 step %c1
+//       TILED:       arith.mulf %{{.*}}, %{{.*}} : vector<12x32xf32>
+//       TILED:     scf.for %{{.*}} = %c0 to %c24 step %c12
+//       TILED:       vector.transfer_read {{.*}} : tensor<12xf32>, vector<12x32xf32>
+//       TILED:       arith.mulf {{.*}} : vector<12x32xf32>
+//       TILED:       scf.for %{{.*}} = %c0 to %c64 step %c1
+func.func @attention_step_products(%q: tensor<2x24x64xf32>, %kt: tensor<64x64xf32>,
+                                   %v: tensor<64x64xf32>, %p: tensor<2x24x64xf32>,
+                                   %corr: tensor<2x24xf32>, %acc: tensor<2x24x64xf32>)
+    -> (tensor<2x24x64xf32>, tensor<2x24x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %e = tensor.empty() : tensor<2x24x64xf32>
+  %r:2 = scf.forall (%t) in (2) shared_outs(%o1 = %e, %o2 = %acc) -> (tensor<2x24x64xf32>, tensor<2x24x64xf32>) {
+    %qt = tensor.extract_slice %q[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<2x24x64xf32> to tensor<24x64xf32>
+    %pt = tensor.extract_slice %p[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<2x24x64xf32> to tensor<24x64xf32>
+    %ct = tensor.extract_slice %corr[%t, 0] [1, 24] [1, 1] : tensor<2x24xf32> to tensor<24xf32>
+    %at = tensor.extract_slice %o2[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<2x24x64xf32> to tensor<24x64xf32>
+    %se = tensor.empty() : tensor<24x64xf32>
+    %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<24x64xf32>) -> tensor<24x64xf32>
+    %s = linalg.matmul ins(%qt, %kt : tensor<24x64xf32>, tensor<64x64xf32>) outs(%sf : tensor<24x64xf32>) -> tensor<24x64xf32>
+    %scaled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                              iterator_types = ["parallel", "parallel"]}
+        ins(%s : tensor<24x64xf32>) outs(%se : tensor<24x64xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %m = arith.mulf %a, %scale : f32
+      linalg.yield %m : f32
+    } -> tensor<24x64xf32>
+    %rescaled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                                iterator_types = ["parallel", "parallel"]}
+        ins(%ct : tensor<24xf32>) outs(%at : tensor<24x64xf32>) {
+    ^bb0(%c: f32, %a: f32):
+      %m = arith.mulf %a, %c : f32
+      linalg.yield %m : f32
+    } -> tensor<24x64xf32>
+    %new = linalg.matmul ins(%pt, %v : tensor<24x64xf32>, tensor<64x64xf32>) outs(%rescaled : tensor<24x64xf32>) -> tensor<24x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %scaled into %o1[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<24x64xf32> into tensor<2x24x64xf32>
+      tensor.parallel_insert_slice %new into %o2[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<24x64xf32> into tensor<2x24x64xf32>
+    }
+  }
+  return %r#0, %r#1 : tensor<2x24x64xf32>, tensor<2x24x64xf32>
 }

@@ -412,6 +412,26 @@ def TfmFreeBuffersEarly
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def TfmHoistLoopBuffers
+    : Pass<"tfm-hoist-loop-buffers", "::mlir::func::FuncOp"> {
+  let summary = "Allocate a loop's per-iteration buffers once, around it";
+  let description = [{
+    The tiles of a sequential loop's body bufferize to buffers allocated and
+    freed in every iteration: a flash attention's block of scores, of
+    probabilities and of row maxima, five `malloc`/`free` pairs per block
+    of keys, 3% of the attention's time. This pass moves a `memref.alloc`
+    of static size out of each enclosing `scf.for` whose iteration frees it
+    (its `memref.dealloc` in the same block) and uses it only there (no
+    use outside the block, no terminator or non-view op passing it on),
+    and its dealloc to after the loop: the iterations reuse one buffer.
+
+    A fresh buffer's contents are undefined, so no iteration can depend on
+    what the one before left in it. Buffers of `scf.parallel` and
+    `scf.forall` iterations stay where they are: those run concurrently.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TfmProfileKernels : Pass<"tfm-profile-kernels", "::mlir::ModuleOp"> {
   let summary = "Time every kernel of a bufferized function (tfm-compile "
                 "--profile)";
