@@ -225,8 +225,9 @@ static int64_t getRowBlock(int64_t rows, int64_t unit) {
 /// The micro-kernel's strategy for a row-major matmul:
 ///
 ///   level 0  the parallel tiles: one batch element each if there are two
-///            or more (or a dynamic number of them), else column panels of one to four register tiles
-///            (packed panels) each, as getPanelsPerParallelTile chooses
+///            or more (or a dynamic number of them), else column panels
+///            of one to four register tiles (packed panels) each, as
+///            getPanelsPerParallelTile chooses
 ///            (or, if Nr does not divide the columns, panels of four tiles
 ///            and a last one of the columns left over), else (or if `op`
 ///            is `nested` in a parallel loop already) none. If those
@@ -234,8 +235,9 @@ static int64_t getRowBlock(int64_t rows, int64_t unit) {
 ///            between threads (Swin's first stage: 96 and 288 columns, 3
 ///            and 9 panels) and the rows are many, the rows are cut into
 ///            kRowBlocks blocks too (getRowBlock);
-///   level 1  cache blocks, for a reduction longer than 1.5 kKc only (the
-///            level is left out otherwise): reduction blocks of kKc steps,
+///   level 1  cache blocks, for a reduction longer than 1.5 kKc only, and
+///            not in the parts of fewer rows than Mr (the level is left
+///            out otherwise): reduction blocks of kKc steps,
 ///            and row blocks whose part of the left operand fills about
 ///            half of L2 if there are more rows. In a column panel the row
 ///            blocks are outermost, so that a row block's accumulators stay
@@ -251,7 +253,9 @@ static int64_t getRowBlock(int64_t rows, int64_t unit) {
 ///            along the same rows of the result, which the hardware
 ///            prefetches. Without panels the column tiles are outermost,
 ///            so that a strip of the right operand stays in L1 while every
-///            row tile uses it;
+///            row tile uses it. A product of fewer rows than Mr, known
+///            statically, without panels or parallel columns gets a wider
+///            tile (up to 8 vectors: a value row of a decoding step);
 ///   level 3  the reduction, one step at a time.
 ///
 /// With `registerRows`, the register tiles are that many rows high rather

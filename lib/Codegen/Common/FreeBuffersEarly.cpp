@@ -122,8 +122,7 @@ struct TfmHoistLoopBuffersPass
       while (auto loop = dyn_cast<scf::ForOp>(alloc->getParentOp())) {
         memref::DeallocOp dealloc = getDeallocInBlock(alloc);
         if (!dealloc || !alloc->getOperands().empty() ||
-            failed(findLastUse(alloc.getResult(), alloc->getBlock(),
-                               dealloc)))
+            failed(findLastUse(alloc.getResult(), alloc->getBlock(), dealloc)))
           break;
         alloc->moveBefore(loop);
         dealloc->moveAfter(loop);
