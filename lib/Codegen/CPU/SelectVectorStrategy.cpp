@@ -655,12 +655,18 @@ static bool isEpilogueOp(Operation *op, linalg::LinalgOp product) {
 /// the bias it loads (or from a zero vector) and stores the activation of
 /// its sums: neither op is a pass over memory of its own. Products in a
 /// parallel loop already (a flash attention's, in its query tile) are
-/// marked too. Only products whose reduction is not cut into cache blocks:
+/// marked too, when their extents are static. Only products whose reduction is not cut into cache blocks:
 /// with blocks, a tile's sums are finished only after the last block,
 /// outside the register tiles.
 static void markEpilogue(linalg::LinalgOp product) {
   LoweringConfigAttr config = getLoweringConfig(product);
   if (!config || config.getNumLevels() != 3 || product->getNumResults() != 1)
+    return;
+  // In a parallel loop, a product of dynamic extent (a flash attention's
+  // block of a dynamic number of keys) has tiles of a size only known at
+  // run time, which an elementwise op taken in could not be vectorized on.
+  if (isInParallelLoop(product) &&
+      llvm::any_of(product.getStaticLoopRanges(), ShapedType::isDynamic))
     return;
   UnitAttr unit = UnitAttr::get(product.getContext());
   Operation *init = product.getDpsInits()[0].getDefiningOp();

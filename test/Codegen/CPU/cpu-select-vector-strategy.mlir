@@ -685,3 +685,39 @@ func.func @attention_step_products(%q: tensor<2x24x64xf32>, %kt: tensor<64x64xf3
   }
   return %r#0, %r#1 : tensor<2x24x64xf32>, tensor<2x24x64xf32>
 }
+
+// -----
+
+// A product in a parallel loop whose extent is dynamic (a flash attention's
+// block of a dynamic number of keys) takes no epilogue in: its tiles'
+// sizes are known only at run time, and the op taken in could not be
+// vectorized on them.
+
+// CHECK-LABEL: func.func @dynamic_step_product
+//   CHECK-NOT:   tfm.fuse_into
+//       CHECK:   return
+func.func @dynamic_step_product(%q: tensor<2x24x64xf32>, %kt: tensor<64x?xf32>)
+    -> tensor<2x24x?xf32> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 0.125 : f32
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %kt, %c1 : tensor<64x?xf32>
+  %e = tensor.empty(%n) : tensor<2x24x?xf32>
+  %r = scf.forall (%t) in (2) shared_outs(%o = %e) -> (tensor<2x24x?xf32>) {
+    %qt = tensor.extract_slice %q[%t, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<2x24x64xf32> to tensor<24x64xf32>
+    %se = tensor.empty(%n) : tensor<24x?xf32>
+    %sf = linalg.fill ins(%zero : f32) outs(%se : tensor<24x?xf32>) -> tensor<24x?xf32>
+    %s = linalg.matmul ins(%qt, %kt : tensor<24x64xf32>, tensor<64x?xf32>) outs(%sf : tensor<24x?xf32>) -> tensor<24x?xf32>
+    %scaled = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                              iterator_types = ["parallel", "parallel"]}
+        ins(%s : tensor<24x?xf32>) outs(%se : tensor<24x?xf32>) {
+    ^bb0(%a: f32, %b: f32):
+      %m = arith.mulf %a, %scale : f32
+      linalg.yield %m : f32
+    } -> tensor<24x?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %scaled into %o[%t, 0, 0] [1, 24, %n] [1, 1, 1] : tensor<24x?xf32> into tensor<2x24x?xf32>
+    }
+  }
+  return %r : tensor<2x24x?xf32>
+}

@@ -5,18 +5,26 @@
 // step against a key/value cache) materialises its scores, each a dot
 // product of the query with a key row read where it lies: no transposed
 // copy of the keys and no online softmax. Then the causal mask after the
-// cache's positions, the softmax and the product with the values.
+// cache's positions, the softmax and the product with the values. Without
+// valid lengths or a mask, all of it is the body of an scf.forall over the
+// batch x heads: one parallel region, each iteration one head's attention.
 // CHECK-LABEL: func.func @one_query(
 //  CHECK-SAME:   %[[Q:[^:]*]]: tensor<12x1x64xf32>, %[[K:[^:]*]]: tensor<12x?x64xf32>, %[[V:[^:]*]]: tensor<12x?x64xf32>, %[[P:[^:]*]]: index)
 //   CHECK-NOT:   linalg.transpose
 //   CHECK-NOT:   tfm.online_attention
-//       CHECK:   linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[Q]], %[[K]] : tensor<12x1x64xf32>, tensor<12x?x64xf32>)
-//       CHECK:     arith.mulf
-//       CHECK:     arith.addf
-//       CHECK:   linalg.generic
-//       CHECK:     arith.addi %{{.*}}, %[[P]] : index
-//       CHECK:     arith.cmpi sgt
-//       CHECK:   linalg.batch_matmul ins(%{{.*}}, %[[V]] : tensor<12x1x?xf32>, tensor<12x?x64xf32>)
+//       CHECK:   scf.forall (%[[B:.*]]) in (12) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<12x1x64xf32>)
+//       CHECK:     %[[QB:.*]] = tensor.extract_slice %[[Q]][%[[B]], 0, 0] [1, 1, 64]
+//       CHECK:     %[[KB:.*]] = tensor.extract_slice %[[K]][%[[B]], 0, 0] [1, %{{.*}}, 64]
+//       CHECK:     %[[VB:.*]] = tensor.extract_slice %[[V]][%[[B]], 0, 0] [1, %{{.*}}, 64]
+//       CHECK:     linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[QB]], %[[KB]] : tensor<1x1x64xf32>, tensor<1x?x64xf32>)
+//       CHECK:       arith.mulf
+//       CHECK:       arith.addf
+//       CHECK:     linalg.generic
+//       CHECK:       arith.addi %{{.*}}, %[[P]] : index
+//       CHECK:       arith.cmpi sgt
+//       CHECK:     %[[R:.*]] = linalg.batch_matmul ins(%{{.*}}, %[[VB]] : tensor<1x1x?xf32>, tensor<1x?x64xf32>)
+//       CHECK:     scf.forall.in_parallel
+//  CHECK-NEXT:       tensor.parallel_insert_slice %[[R]] into %[[OUT]][%[[B]], 0, 0] [1, 1, 64]
 //   CHECK-NOT:   tfm.online_attention
 // FLASH-LABEL: func.func @one_query(
 //       FLASH:   linalg.transpose

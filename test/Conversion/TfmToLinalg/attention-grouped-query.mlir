@@ -30,7 +30,8 @@ func.func @prefill(%q: tensor<1x8x5x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tenso
 // rows ([2, 4, 16], a reshape, no copy), one matrix of scores per
 // key/value head reads the cache once for its group, the causal mask
 // compares (row + offset · 4) / 4 with the key, and the values are read once
-// by a batch_matmul of 4 rows.
+// by a batch_matmul of 4 rows; each key/value head's attention is one
+// iteration of an scf.forall.
 // CHECK-LABEL: func.func @decode(
 //  CHECK-SAME:   %[[Q:[^:]*]]: tensor<1x8x1x16xf32>, %[[K:[^:]*]]: tensor<1x2x?x16xf32>, %[[V:[^:]*]]: tensor<1x2x?x16xf32>, %[[P:[^:]*]]: index)
 //   CHECK-NOT:   linalg.transpose
@@ -39,15 +40,19 @@ func.func @prefill(%q: tensor<1x8x5x16xf32>, %k: tensor<1x2x5x16xf32>, %v: tenso
 //       CHECK:   %[[QR:.*]] = tensor.collapse_shape %[[QE]] {{\[}}[0, 1], [2, 3], [4]] : tensor<1x2x4x1x16xf32> into tensor<2x4x16xf32>
 //       CHECK:   %[[K3:.*]] = tensor.collapse_shape %[[K]]
 //       CHECK:   %[[V3:.*]] = tensor.collapse_shape %[[V]]
-//       CHECK:   linalg.generic {{.*}} ins(%[[QR]], %[[K3]] : tensor<2x4x16xf32>, tensor<2x?x16xf32>)
-//       CHECK:   linalg.generic
-//       CHECK:     %[[ROW:.*]] = linalg.index 1
-//       CHECK:     %[[KEY:.*]] = linalg.index 2
-//       CHECK:     %[[R:.*]] = arith.addi %[[ROW]], %[[ROWS]]
-//       CHECK:     %[[POS:.*]] = arith.divui %[[R]], %c4
-//       CHECK:     arith.cmpi sgt, %[[KEY]], %[[POS]]
-//       CHECK:   linalg.batch_matmul ins(%{{.*}}, %[[V3]] : tensor<2x4x?xf32>, tensor<2x?x16xf32>)
-//       CHECK:   %[[OUT:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0, 1], [2, 3], [4]] output_shape [1, 2, 4, 1, 16]
+//       CHECK:   %[[ALL:.*]] = scf.forall (%[[H:.*]]) in (2)
+//       CHECK:     %[[QH:.*]] = tensor.extract_slice %[[QR]][%[[H]], 0, 0] [1, 4, 16]
+//       CHECK:     %[[KH:.*]] = tensor.extract_slice %[[K3]][%[[H]], 0, 0]
+//       CHECK:     %[[VH:.*]] = tensor.extract_slice %[[V3]][%[[H]], 0, 0]
+//       CHECK:     linalg.generic {{.*}} ins(%[[QH]], %[[KH]] : tensor<1x4x16xf32>, tensor<1x?x16xf32>)
+//       CHECK:     linalg.generic
+//       CHECK:       %[[ROW:.*]] = linalg.index 1
+//       CHECK:       %[[KEY:.*]] = linalg.index 2
+//       CHECK:       %[[R:.*]] = arith.addi %[[ROW]], %[[ROWS]]
+//       CHECK:       %[[POS:.*]] = arith.divui %[[R]], %c4
+//       CHECK:       arith.cmpi sgt, %[[KEY]], %[[POS]]
+//       CHECK:     linalg.batch_matmul ins(%{{.*}}, %[[VH]] : tensor<1x4x?xf32>, tensor<1x?x16xf32>)
+//       CHECK:   %[[OUT:.*]] = tensor.expand_shape %[[ALL]] {{\[}}[0, 1], [2, 3], [4]] output_shape [1, 2, 4, 1, 16]
 //       CHECK:   tensor.collapse_shape %[[OUT]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x4x1x16xf32> into tensor<1x8x1x16xf32>
 //   CHECK-NOT:   tfm.online_attention
 func.func @decode(%q: tensor<1x8x1x16xf32>, %k: tensor<1x2x?x16xf32>, %v: tensor<1x2x?x16xf32>, %p: index) -> tensor<1x8x1x16xf32> {
