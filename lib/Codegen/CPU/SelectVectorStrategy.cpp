@@ -276,7 +276,8 @@ getContractionConfig(linalg::LinalgOp op,
   if (dims.n.size() == 2)
     panel = dims.n.front();
   int64_t rows = registerRows ? registerRows : getRegisterTileRows(target);
-  int64_t cols = 2 * getLanes(op, target);
+  int64_t lanes = getLanes(op, target);
+  int64_t cols = 2 * lanes;
 
   SmallVector<int64_t> parallel(numLoops, 0);
   // The number of batches: -1 if dynamic. A dynamic batch of matrices that
@@ -374,7 +375,7 @@ getContractionConfig(linalg::LinalgOp op,
       ranges[m] < rows) {
     int64_t vectors = llvm::bit_floor(static_cast<uint64_t>(std::min<int64_t>(
         8, 2 * rows / std::max<int64_t>(ranges[m], 1))));
-    registers[n] = clampTo(n, vectors * getLanes(op, target));
+    registers[n] = clampTo(n, vectors * lanes);
   }
   if (panel)
     registers[*panel] = 1;

@@ -675,14 +675,13 @@ static Value createDecodeAttentionPerBatch(OpBuilder &b, Location loc,
                                       ValueRange{init}, std::nullopt);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPoint(forall.getTerminator());
-  Value index = forall.getInductionVar(0);
+  // Batch element `index` of each operand and of the result: [1, ..., ...].
   OpFoldResult one = b.getIndexAttr(1), zero = b.getIndexAttr(0);
+  SmallVector<OpFoldResult> offsets{forall.getInductionVar(0), zero, zero};
+  SmallVector<OpFoldResult> strides(3, one);
   auto slice = [&](Value source) -> Value {
-    SmallVector<OpFoldResult> offsets{index, zero, zero};
-    SmallVector<OpFoldResult> sizes{one,
-                                    tensor::getMixedSize(b, loc, source, 1),
-                                    tensor::getMixedSize(b, loc, source, 2)};
-    SmallVector<OpFoldResult> strides(3, one);
+    SmallVector<OpFoldResult> sizes = getDims(b, loc, source);
+    sizes.front() = one;
     return tensor::ExtractSliceOp::create(b, loc, source, offsets, sizes,
                                           strides);
   };
@@ -690,12 +689,9 @@ static Value createDecodeAttentionPerBatch(OpBuilder &b, Location loc,
                                        slice(value), Value(), Value(), scale,
                                        masking);
   b.setInsertionPointToStart(forall.getTerminator().getBody());
-  SmallVector<OpFoldResult> offsets{index, zero, zero};
-  SmallVector<OpFoldResult> sizes{one, rows, valueDim};
-  SmallVector<OpFoldResult> strides(3, one);
-  tensor::ParallelInsertSliceOp::create(b, loc, result,
-                                        forall.getRegionIterArgs()[0], offsets,
-                                        sizes, strides);
+  tensor::ParallelInsertSliceOp::create(
+      b, loc, result, forall.getRegionIterArgs()[0], offsets,
+      ArrayRef<OpFoldResult>{one, rows, valueDim}, strides);
   return forall.getResult(0);
 }
 
