@@ -15,6 +15,10 @@ where E = max|out - ref| / max(max|ref|, tiny) (tfm_tools.compare), with
 ref the float64 answer of tfm_tools.reference on the same float32 inputs. It
 exits with 1 when E > T or the output's shape differs, and with 2 when
 compiling or running fails.
+
+`--dtype float16` makes the graph's floating-point inputs and its result
+float16: the random inputs are rounded to float16 first, so the reference
+sees exactly the values the graph does.
 """
 
 import argparse
@@ -78,6 +82,11 @@ class Params:
                              + ", ".join(unknown))
 
 
+# The floating-point element type of the graphs' inputs and results
+# (--dtype).
+FLOAT = np.float32
+
+
 class Case:
     """A graph of one op: its arguments, the op and its expected result.
 
@@ -103,6 +112,8 @@ class Case:
         for no array (an optional operand left out)."""
         if array is None:
             return None
+        if np.asarray(array).dtype == np.float32:
+            array = np.asarray(array).astype(FLOAT)
         if name in self.bound:
             self.weights[name] = array
             return self.main.weight(name, graph.type_of(array))
@@ -122,7 +133,8 @@ class Case:
         """The func.func @main of the case."""
         if self._text is None:
             result = self.main.op(
-                result=graph.tensor(self.expected.shape, "f32"),
+                result=graph.tensor(self.expected.shape,
+                                    graph.element_type(FLOAT)),
                 name="result", **self._op)
             self.main.ret(result, names="result")
             self._text = self.main.text()
@@ -135,7 +147,9 @@ class Case:
 
 
 def randn(rng, *shape, scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
+    """Normal samples as float32, each a FLOAT value."""
+    x = (rng.standard_normal(shape) * scale).astype(FLOAT)
+    return x.astype(np.float32)
 
 
 def valid_lens(rng, shape, high, dtype):
@@ -560,8 +574,7 @@ def check(case, compiler, work, tolerance, flags=()):
     with runner.exit_on_failure():
         runner.compile_graph(compiler, graph, exe, flags, weights)
         runner.run_model(exe, inputs, [out])
-    if compare.check(np.load(out), case.expected, tolerance,
-                     dtype=np.float32):
+    if compare.check(np.load(out), case.expected, tolerance, dtype=FLOAT):
         return True
     print(f"graph in {graph}")
     return False
@@ -580,6 +593,10 @@ def main():
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
+    parser.add_argument("--dtype", choices=("float32", "float16"),
+                        default="float32",
+                        help="the element type of the floating-point inputs "
+                        "and of the result")
     parser.add_argument("--bind", default="",
                         help="arguments to bind at compile time, as "
                         "weights (comma-separated names, e.g. weight,bias)")
@@ -592,6 +609,8 @@ def main():
         for name, f in OPS.items():
             print(f"{name}: {' '.join(f.__doc__.split())}")
         return 0
+    global FLOAT
+    FLOAT = np.dtype(args.dtype).type
     params = Params(args.params)
     Case.bound = frozenset(n for n in args.bind.split(",") if n)
     case = OPS[args.op](params, np.random.default_rng(args.seed))

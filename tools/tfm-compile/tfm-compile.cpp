@@ -134,6 +134,12 @@ cl::opt<bool> gpuEmulate(
     cl::desc("With --target=nvptx, run the kernels on the CPU, one thread "
              "per block (tests the GPU mapping without a GPU)"),
     cl::init(false), cl::Hidden, cl::cat(category));
+cl::opt<bool> gpuTensorCores(
+    "gpu-tensor-cores",
+    cl::desc("With --target=nvptx, compute float16 matrix products on "
+             "tensor cores (mma.sync, sm_80 and up); experimental: checked "
+             "by the CPU emulation, not yet on a GPU"),
+    cl::init(false), cl::cat(category));
 cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size", cl::desc("With --target=nvptx, threads per block"),
     cl::init(128), cl::cat(category));
@@ -348,6 +354,8 @@ LogicalResult buildPipeline(PassManager &pm,
   bool gpu = target == Target::Nvptx;
   if (emitKind == EmitKind::Ptx && !gpu)
     return reportError("--emit=ptx needs --target=nvptx");
+  if (gpuTensorCores && !gpu)
+    return reportError("--gpu-tensor-cores needs --target=nvptx");
 
   if (!gpu) {
     tfm::CpuPipelineOptions options;
@@ -372,6 +380,10 @@ LogicalResult buildPipeline(PassManager &pm,
 
   if (profile)
     return reportError("--profile is for --target=cpu");
+  if (gpuTensorCores && tfm::getComputeCapability(gpuArch) < 80)
+    return reportError("--gpu-tensor-cores needs --gpu-arch=sm_80 or newer "
+                       "(mma.sync m16n8k16), not " +
+                       gpuArch.getValue());
   tfm::GpuPipelineOptions options;
   if (failed(setStage(options.stopAfter)))
     return failure();
@@ -422,6 +434,7 @@ LogicalResult buildPipeline(PassManager &pm,
   options.attentionQTile = attentionQTile;
   options.attentionKvTile = attentionKvTile;
   options.emulate = gpuEmulate;
+  options.tensorCores = gpuTensorCores;
   tfm::buildGpuPipeline(pm, options);
   if (options.stopAfter == tfm::GpuStage::LLVM)
     pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));

@@ -40,12 +40,26 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   if (!launch.getBody().hasOneBlock() || !launch.getAsyncDependencies().empty())
     return launch.emitOpError("cannot be emulated on the CPU");
 
+  // The thread's own buffers of static shape (the emulated warp's fragment
+  // buffers) are allocated once, before the loops over the grid: the
+  // blocks run one after another, and a buffer allocated inside the loops
+  // would take stack at every iteration.
+  Block &body = launch.getBody().front();
+  SmallVector<memref::AllocaOp> threadBuffers;
+  body.walk([&](memref::AllocaOp alloca) {
+    if (alloca.getType().hasStaticShape() && alloca->getNumOperands() == 0)
+      threadBuffers.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : threadBuffers)
+    alloca->moveBefore(&body.front());
+
   rewriter.setInsertionPoint(launch);
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
   gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
   IRMapping mapping;
-  Block &body = launch.getBody().front();
+  for (memref::AllocaOp alloca : threadBuffers)
+    rewriter.clone(*alloca, mapping);
   gpu::KernelDim3 blockIds = launch.getBlockIds();
   gpu::KernelDim3 threadIds = launch.getThreadIds();
   gpu::KernelDim3 gridDims = launch.getGridSize();
@@ -80,6 +94,9 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
                            memref.getLayout());
   };
   for (Operation &op : body.without_terminator()) {
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op);
+        alloca && mapping.contains(alloca.getResult()))
+      continue;
     if (auto cast = dyn_cast<memref::MemorySpaceCastOp>(op)) {
       // Casts out of shared memory: the buffer is already a host one.
       mapping.map(cast.getResult(), mapping.lookup(cast.getSource()));

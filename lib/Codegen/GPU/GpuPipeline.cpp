@@ -33,11 +33,18 @@
 using namespace mlir;
 using namespace mlir::tfm;
 
-int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
+unsigned tfm::getComputeCapability(StringRef chip) {
   StringRef digits = chip;
   unsigned version = 0;
   if (!digits.consume_front("sm_") ||
       digits.take_while(llvm::isDigit).getAsInteger(10, version))
+    return 0;
+  return version;
+}
+
+int64_t tfm::getMaxSharedMemoryPerBlock(StringRef chip) {
+  unsigned version = getComputeCapability(chip);
+  if (version == 0)
     return 48 * 1024;
   if (version >= 120) // Consumer Blackwell.
     return 99 * 1024;
@@ -76,6 +83,8 @@ static void buildMappingPasses(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTfmGpuPromoteOperands(promotion));
   TfmMapToGpuOptions mapping;
   mapping.blockSize = blockSize;
+  mapping.tensorCores = config.tensorCores;
+  mapping.emulateWarps = config.emulate;
   mapping.sharedMemoryBytes = sharedMemoryBytes;
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
   pm.addNestedPass<func::FuncOp>(createTfmGpuPlaceBuffers());
@@ -114,6 +123,8 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineOptions &config) 
   target.optLevel = config.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
 
+  // The tensor cores' instructions (nvgpu.mma.sync) to NVVM intrinsics.
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertNVGPUToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions toNvvm;
   toNvvm.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(toNvvm));

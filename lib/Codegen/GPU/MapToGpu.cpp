@@ -8,6 +8,8 @@
 //   top-level scf.forall      one block per iteration; inside, parallel loops
 //   (query tiles)             are spread over the threads between barriers
 //                             and block-local buffers live in shared memory
+//   (a contraction there      with tensor-cores, warps of mma.sync
+//   that tensor cores fit)    (WarpMma.h)
 //   top-level scf.parallel    one thread per iteration
 //   other memory writes       one thread
 //
@@ -22,6 +24,7 @@
 #include "tfm/Codegen/GPU/Passes.h"
 
 #include "SharedMemory.h"
+#include "WarpMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -149,6 +152,7 @@ struct TfmMapToGpuPass : tfm::impl::TfmMapToGpuBase<TfmMapToGpuPass> {
 
 private:
   LogicalResult lowerLinalgToLoops(func::FuncOp func);
+  bool runsOnTensorCores(linalg::LinalgOp op) const;
   LogicalResult mapTopLevelOp(Operation *op);
   void mapParallelLoop(scf::ParallelOp loop);
   void mapSequentialOp(Operation *op);
@@ -209,6 +213,9 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
     if (!op.hasPureBufferSemantics())
       return op.emitOpError("cannot be mapped to the GPU before "
                             "bufferization");
+    // Left whole for distributeOverThreads, which emits the warps' code.
+    if (runsOnTensorCores(op))
+      continue;
     // An op without parallel dimensions (a full reduction, a 0-d fill)
     // lowers to sequential loads and stores: one thread runs them.
     if (op.getNumParallelLoops() == 0 && isa<func::FuncOp>(op->getParentOp())) {
@@ -229,6 +236,16 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
       rewriter.eraseOp(op);
   });
   return success();
+}
+
+/// Whether `op`, a contraction of a block tile, is computed by warps of
+/// tensor-core instructions.
+bool TfmMapToGpuPass::runsOnTensorCores(linalg::LinalgOp op) const {
+  if (!tensorCores || !op->getParentOfType<scf::ForallOp>())
+    return false;
+  if (emulateWarps ? blockSize != 1 : blockSize % 32 != 0)
+    return false;
+  return matchMmaContraction(op).has_value();
 }
 
 LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
@@ -443,9 +460,21 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       barrierAround(b, strided, loc);
       continue;
     }
+    if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {
+      // Only the tensor cores' contractions are still linalg ops: every
+      // thread runs the code, each warp its own instruction tiles.
+      std::optional<MmaContraction> match = matchMmaContraction(contraction);
+      assert(match && "a contraction left for the tensor cores");
+      Operation *warps =
+          emulateWarps ? emitEmulatedWarpMma(b, contraction, *match)
+                       : emitWarpMma(b, contraction, *match, thread, blockSize);
+      op->erase();
+      barrierAround(b, warps, loc);
+      continue;
+    }
     bool holdsParallelWork = false;
     op->walk([&](Operation *nested) {
-      if (nested != op && isa<scf::ParallelOp>(nested))
+      if (nested != op && isa<scf::ParallelOp, linalg::LinalgOp>(nested))
         holdsParallelWork = true;
     });
     if (holdsParallelWork) {

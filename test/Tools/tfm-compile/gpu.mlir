@@ -39,6 +39,10 @@
 // ARCH: error: unknown GPU architecture 'gfx90a' for --gpu-arch (expected sm_XX, e.g. sm_90 or sm_90a)
 // RUN: not tfm-compile %s --emit=ptx 2>&1 | FileCheck %s --check-prefix=PTXCPU
 // PTXCPU: error: --emit=ptx needs --target=nvptx
+// RUN: not tfm-compile %s --gpu-tensor-cores -o %t 2>&1 | FileCheck %s --check-prefix=TCCPU
+// TCCPU: error: --gpu-tensor-cores needs --target=nvptx
+// RUN: not tfm-compile %s --target=nvptx --gpu-arch=sm_75 --gpu-tensor-cores -o %t 2>&1 | FileCheck %s --check-prefix=TC75
+// TC75: error: --gpu-tensor-cores needs --gpu-arch=sm_80 or newer (mma.sync m16n8k16), not sm_75
 // RUN: not tfm-compile %s --target=nvptx --gpu-format=sass -o %t 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: tfm-compile: for the --gpu-format option: Cannot find option named 'sass'!
 // RUN: not tfm-compile %s --target=nvptx --emit=mlir --stage=vector 2>&1 | FileCheck %s --check-prefix=STAGE

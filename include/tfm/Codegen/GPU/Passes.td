@@ -54,6 +54,16 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       normalization's rows) becomes one launch with one thread per
       iteration; sequential code that writes memory runs in a launch of one
       thread.
+    - With `tensor-cores`, a contraction of a block tile with float16
+      operands and a float32 accumulator whose extents are multiples of 16
+      x 8 x 16 runs on the tensor cores instead: each warp takes 16 x 8
+      output tiles in turn, keeps the tile's accumulator fragment in
+      registers and updates it with one `nvgpu.mma.sync` per 16 steps of
+      the reduction (lib/Codegen/GPU/WarpMma.cpp). With `emulate-warps`
+      (for `block-size=1`) the same loops run the warp's 32 lanes one after
+      another and compute each instruction on the CPU from the PTX ISA's
+      fragment layouts, so a misplaced fragment element fails a numerics
+      test on a machine without a GPU.
 
     The host keeps allocation, constants and views, for
     `tfm-gpu-place-buffers`.
@@ -65,12 +75,23 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
            /*default=*/"49152",
            "Shared memory a block may use, in bytes (the target's limit; "
            "above 48 KiB the runtime opts the kernel in)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "Compute the float16 contractions of block tiles (float32 "
+           "accumulators, extents multiples of 16 x 8 x 16) on tensor "
+           "cores, nvgpu.mma.sync m16n8k16, warp by warp (sm_80 and up)">,
+    Option<"emulateWarps", "emulate-warps", "bool", /*default=*/"false",
+           "With tensor-cores and block-size=1, emit the tensor-core "
+           "products for the CPU emulation: the one warp's lanes looped "
+           "over, each mma.sync computed from the PTX ISA's fragment "
+           "layouts">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -104,7 +125,9 @@ def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> 
     (and `tfm-gpu-place-buffers`) produce into loops over the grid that the CPU pipeline can compile:
     block ids become induction variables, the one thread's id is 0, shared
     memory (workgroup attributions or dynamic shared memory) becomes a stack
-    buffer per block, barriers disappear, and device
+    buffer per block, the thread's own buffers of static shape (the emulated
+    warp's fragments, `tfm-map-to-gpu{emulate-warps}`) are allocated once
+    before the grid's loops, barriers disappear, and device
     allocations and copies become host ones. The result computes what the
     kernels compute, one block after another, so the GPU mapping (staging,
     tiling into blocks, index arithmetic, shared buffers) can be checked

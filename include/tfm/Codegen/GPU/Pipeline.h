@@ -38,6 +38,10 @@ enum class GpuStage {
 /// How kernels are embedded, as gpu-module-to-binary's `format`.
 enum class GpuFormat { Isa, Bin, Fatbin };
 
+/// The compute capability of `chip` as a number (sm_90a: 90), or 0 for a
+/// name that is not sm_XX.
+unsigned getComputeCapability(llvm::StringRef chip);
+
 /// The shared memory one block may use on `chip` (sm_XX), in bytes: 227 KiB
 /// on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/sm_89, 64 KiB on sm_75;
 /// 48 KiB, what every GPU allows without opting in, for other names.
@@ -103,6 +107,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Keys per flash-attention step (0: the strategy's "
                      "choice)"),
       llvm::cl::init(0)};
+  PassOptions::Option<bool> tensorCores{
+      *this, "tensor-cores",
+      llvm::cl::desc("Float16 contractions of block tiles on tensor cores "
+                     "(nvgpu.mma.sync, sm_80 and up; not yet run on a GPU)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Map with one thread per block, then run the launches "

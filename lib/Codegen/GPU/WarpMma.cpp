@@ -1,0 +1,499 @@
+//===- WarpMma.cpp - A block tile's product on tensor cores ---------------===//
+//
+// The tensor-core path of `tfm-map-to-gpu` (see WarpMma.h). Two halves that
+// must not share their reading of the PTX ISA:
+//
+//   - the code generator places each element of a lane's fragments
+//     (getFragmentElement: register r, element e -> row and column of the
+//     instruction's tile) and loads and stores them;
+//   - the CPU emulation of the instruction (emulateMmaSync) finds each
+//     element of the A, B and C tiles in the lanes' registers from the
+//     ISA's own statement of the layouts (which lane, which a_i / b_i /
+//     c_i), the inverse map written independently.
+//
+// So a fragment element put in the wrong register, lane or position makes
+// the emulated product wrong, and the numerics tests fail on the CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "WarpMma.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+constexpr int64_t kWarpLanes = 32;
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+Value addConstant(OpBuilder &b, Location loc, Value value, int64_t constant) {
+  if (constant == 0)
+    return value;
+  return arith::AddIOp::create(b, loc, value, constantIndex(b, loc, constant));
+}
+
+//===----------------------------------------------------------------------===//
+// The code generator's side: fragments as nvgpu.mma.sync holds them
+//===----------------------------------------------------------------------===//
+
+/// The three operands of the instruction.
+enum class Operand { A, B, C };
+
+/// A lane's coordinates in the ISA's layouts: groupID = lane / 4 and
+/// threadID_in_group = lane % 4.
+struct LaneIds {
+  Value group, threadInGroup;
+};
+
+LaneIds getLaneIds(OpBuilder &b, Location loc, Value lane) {
+  Value four = constantIndex(b, loc, 4);
+  return {arith::DivUIOp::create(b, loc, lane, four),
+          arith::RemUIOp::create(b, loc, lane, four)};
+}
+
+/// The shape of a lane's fragment of `operand`: registers x elements, as
+/// nvgpu.mma.sync types them (A vector<4x2xf16>, B vector<2x2xf16>,
+/// C vector<2x2xf32>).
+VectorType getFragmentType(Operand operand, Type elementType) {
+  return VectorType::get({operand == Operand::A ? 4 : 2, 2}, elementType);
+}
+
+/// Where element `e` of register `r` of a lane's fragment of `operand` lies
+/// in the instruction's tile (A: 16 x 16, B: 16 x 8, C: 16 x 8), as (row,
+/// column):
+///   A  (g + 8 (r mod 2), 2t + e + 8 (r div 2))
+///   B  (2t + e + 8r, g)
+///   C  (g + 8r, 2t + e)
+std::pair<Value, Value> getFragmentElement(OpBuilder &b, Location loc,
+                                           Operand operand, LaneIds ids,
+                                           int64_t r, int64_t e) {
+  Value twiceT = arith::MulIOp::create(b, loc, ids.threadInGroup,
+                                       constantIndex(b, loc, 2));
+  switch (operand) {
+  case Operand::A:
+    return {addConstant(b, loc, ids.group, 8 * (r % 2)),
+            addConstant(b, loc, twiceT, e + 8 * (r / 2))};
+  case Operand::B:
+    return {addConstant(b, loc, twiceT, e + 8 * r), ids.group};
+  case Operand::C:
+    return {addConstant(b, loc, ids.group, 8 * r),
+            addConstant(b, loc, twiceT, e)};
+  }
+  llvm_unreachable("unknown operand");
+}
+
+/// Loads and stores the fragments of one instruction tile of a matched
+/// contraction, whose corner is at (m0, n0) of the output and k0 of the
+/// reduction.
+class FragmentAccess {
+public:
+  FragmentAccess(linalg::LinalgOp op, const MmaContraction &contraction)
+      : op(op), contraction(contraction) {}
+
+  OpOperand &getOperand(Operand operand) const {
+    switch (operand) {
+    case Operand::A:
+      return *op.getDpsInputOperand(0);
+    case Operand::B:
+      return *op.getDpsInputOperand(1);
+    case Operand::C:
+      return *op.getDpsInitOperand(0);
+    }
+    llvm_unreachable("unknown operand");
+  }
+
+  VectorType getType(Operand operand) const {
+    return getFragmentType(operand,
+                           getElementTypeOrSelf(getOperand(operand).get()));
+  }
+
+  Value load(OpBuilder &b, Location loc, Operand operand, LaneIds ids,
+             Value m0, Value n0, Value k0) const {
+    VectorType type = getType(operand);
+    VectorType registerType =
+        VectorType::get({type.getDimSize(1)}, type.getElementType());
+    Value fragment = arith::ConstantOp::create(
+        b, loc, type, b.getZeroAttr(type));
+    for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+      SmallVector<Value, 2> elements;
+      for (int64_t e = 0; e < type.getDimSize(1); ++e)
+        elements.push_back(memref::LoadOp::create(
+            b, loc, getOperand(operand).get(),
+            getIndices(b, loc, operand, ids, r, e, m0, n0, k0)));
+      Value reg =
+          vector::FromElementsOp::create(b, loc, registerType, elements);
+      fragment = vector::InsertOp::create(b, loc, reg, fragment,
+                                          ArrayRef<int64_t>{r});
+    }
+    return fragment;
+  }
+
+  void store(OpBuilder &b, Location loc, Value fragment, LaneIds ids, Value m0,
+             Value n0) const {
+    VectorType type = getType(Operand::C);
+    for (int64_t r = 0; r < type.getDimSize(0); ++r)
+      for (int64_t e = 0; e < type.getDimSize(1); ++e) {
+        Value element = vector::ExtractOp::create(b, loc, fragment,
+                                                  ArrayRef<int64_t>{r, e});
+        memref::StoreOp::create(
+            b, loc, element, getOperand(Operand::C).get(),
+            getIndices(b, loc, Operand::C, ids, r, e, m0, n0, nullptr));
+      }
+  }
+
+private:
+  /// The indices into `operand`'s buffer of element (r, e) of a lane's
+  /// fragment: the op's loops at the element's position (the batch loops,
+  /// of extent 1, at 0), through the operand's indexing map.
+  SmallVector<Value> getIndices(OpBuilder &b, Location loc, Operand operand,
+                                LaneIds ids, int64_t r, int64_t e, Value m0,
+                                Value n0, Value k0) const {
+    auto [row, column] = getFragmentElement(b, loc, operand, ids, r, e);
+    Value zero = constantIndex(b, loc, 0);
+    SmallVector<Value> loops(op.getNumLoops(), zero);
+    auto at = [&](Value corner, Value offset) {
+      return arith::AddIOp::create(b, loc, corner, offset).getResult();
+    };
+    switch (operand) {
+    case Operand::A:
+      loops[contraction.m] = at(m0, row);
+      loops[contraction.k] = at(k0, column);
+      break;
+    case Operand::B:
+      loops[contraction.k] = at(k0, row);
+      loops[contraction.n] = at(n0, column);
+      break;
+    case Operand::C:
+      loops[contraction.m] = at(m0, row);
+      loops[contraction.n] = at(n0, column);
+      break;
+    }
+    AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
+    SmallVector<Value> indices;
+    for (AffineExpr result : map.getResults())
+      indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
+    return indices;
+  }
+
+  mutable linalg::LinalgOp op;
+  MmaContraction contraction;
+};
+
+/// The output corner (m0, n0) of instruction tile `tile`, the tiles
+/// numbered row-major.
+std::pair<Value, Value> getTileCorner(OpBuilder &b, Location loc, Value tile,
+                                      const MmaContraction &contraction) {
+  Value tilesPerRow =
+      constantIndex(b, loc, contraction.columns / MmaShape::kN);
+  Value m0 = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, tile, tilesPerRow),
+      constantIndex(b, loc, MmaShape::kM));
+  Value n0 = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, tile, tilesPerRow),
+      constantIndex(b, loc, MmaShape::kN));
+  return {m0, n0};
+}
+
+int64_t getTileCount(const MmaContraction &contraction) {
+  return contraction.rows / MmaShape::kM * (contraction.columns / MmaShape::kN);
+}
+
+//===----------------------------------------------------------------------===//
+// The emulation's side: the instruction from the ISA's statement of layouts
+//===----------------------------------------------------------------------===//
+
+/// Where the emulated warp keeps element `i` of a lane's fragment (the ISA's
+/// a_i, b_i, c_i): register i / 2, element i mod 2 of the lane's row in a
+/// registers x elements buffer.
+struct Slot {
+  Value lane, index;
+};
+
+SmallVector<Value> getSlotIndices(OpBuilder &b, Location loc, Slot slot) {
+  Value two = constantIndex(b, loc, 2);
+  return {slot.lane, arith::DivUIOp::create(b, loc, slot.index, two),
+          arith::RemUIOp::create(b, loc, slot.index, two)};
+}
+
+/// The PTX ISA's fragment layouts for mma.m16n8k16 with .f16/.bf16
+/// multiplicands and .f32 accumulators, read backwards: for an element of
+/// a tile, the lane (4 groupID + threadID_in_group) and the fragment
+/// index i that hold it.
+///   A (row, col): groupID = row mod 8, threadID_in_group = (col mod 8) / 2;
+///                 a0..a3 are the columns below 8, a4..a7 those from 8; in
+///                 each, the even ones row groupID and the odd pairs
+///                 (a2, a3, a6, a7) row groupID + 8; i mod 2 = col mod 2.
+///   B (row, col): groupID = col, threadID_in_group = (row mod 8) / 2;
+///                 b0, b1 the rows below 8, b2, b3 from 8; i mod 2 =
+///                 row mod 2.
+///   C (row, col): groupID = row mod 8, threadID_in_group = col / 2;
+///                 c0, c1 row groupID, c2, c3 row groupID + 8; i mod 2 =
+///                 col mod 2.
+Slot getSlot(OpBuilder &b, Location loc, Operand operand, Value row,
+             Value col) {
+  auto c = [&](int64_t value) { return constantIndex(b, loc, value); };
+  auto mod = [&](Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, c(y)).getResult();
+  };
+  auto div = [&](Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  };
+  auto mul = [&](Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, c(y)).getResult();
+  };
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  switch (operand) {
+  case Operand::A: {
+    Value lane = add(mul(mod(row, 8), 4), div(mod(col, 8), 2));
+    Value index = add(add(mod(col, 2), mul(div(row, 8), 2)), mul(div(col, 8), 4));
+    return {lane, index};
+  }
+  case Operand::B: {
+    Value lane = add(mul(col, 4), div(mod(row, 8), 2));
+    Value index = add(mod(row, 2), mul(div(row, 8), 2));
+    return {lane, index};
+  }
+  case Operand::C: {
+    Value lane = add(mul(mod(row, 8), 4), div(col, 2));
+    Value index = add(mod(col, 2), mul(div(row, 8), 2));
+    return {lane, index};
+  }
+  }
+  llvm_unreachable("unknown operand");
+}
+
+/// D = A B + C on the emulated warp's fragment buffers (lanes x registers x
+/// elements): `a` of A, `bFragments` of B, `c` of C, which receives D. Each
+/// product is accumulated in float32, as the tensor cores do.
+void emulateMmaSync(OpBuilder &b, Location loc, Value a, Value bFragments,
+                    Value c) {
+  auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                    constantIndex(b, loc, extent),
+                                    constantIndex(b, loc, 1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body(forOp.getInductionVar());
+  };
+  Type f32 = b.getF32Type();
+  loop(MmaShape::kM, [&](Value i) {
+    loop(MmaShape::kN, [&](Value j) {
+      SmallVector<Value> cIndices =
+          getSlotIndices(b, loc, getSlot(b, loc, Operand::C, i, j));
+      Value init = memref::LoadOp::create(b, loc, c, cIndices);
+      auto steps = scf::ForOp::create(
+          b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, MmaShape::kK),
+          constantIndex(b, loc, 1), ValueRange{init},
+          [&](OpBuilder &nb, Location nloc, Value k, ValueRange acc) {
+            Value x = memref::LoadOp::create(
+                nb, nloc, a,
+                getSlotIndices(nb, nloc, getSlot(nb, nloc, Operand::A, i, k)));
+            Value y = memref::LoadOp::create(
+                nb, nloc, bFragments,
+                getSlotIndices(nb, nloc, getSlot(nb, nloc, Operand::B, k, j)));
+            Value product = arith::MulFOp::create(
+                nb, nloc, arith::ExtFOp::create(nb, nloc, f32, x),
+                arith::ExtFOp::create(nb, nloc, f32, y));
+            scf::YieldOp::create(
+                nb, nloc,
+                ValueRange{arith::AddFOp::create(nb, nloc, acc[0], product)});
+          });
+      memref::StoreOp::create(b, loc, steps.getResult(0), c, cIndices);
+    });
+  });
+}
+
+/// Writes a lane's fragment into row `lane` of `buffer` (lanes x registers x
+/// elements), or reads it back.
+void spillFragment(OpBuilder &b, Location loc, Value fragment, Value buffer,
+                   Value lane) {
+  auto type = cast<VectorType>(fragment.getType());
+  for (int64_t r = 0; r < type.getDimSize(0); ++r)
+    for (int64_t e = 0; e < type.getDimSize(1); ++e)
+      memref::StoreOp::create(
+          b, loc,
+          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r, e}),
+          buffer,
+          ValueRange{lane, constantIndex(b, loc, r), constantIndex(b, loc, e)});
+}
+
+Value reloadFragment(OpBuilder &b, Location loc, VectorType type, Value buffer,
+                     Value lane) {
+  SmallVector<Value> elements;
+  for (int64_t r = 0; r < type.getDimSize(0); ++r)
+    for (int64_t e = 0; e < type.getDimSize(1); ++e)
+      elements.push_back(memref::LoadOp::create(
+          b, loc, buffer,
+          ValueRange{lane, constantIndex(b, loc, r),
+                     constantIndex(b, loc, e)}));
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
+/// Runs `body` for each lane of the emulated warp.
+void forEachLane(OpBuilder &b, Location loc,
+                 function_ref<void(OpBuilder &, Location, LaneIds, Value)> body) {
+  scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                     constantIndex(b, loc, kWarpLanes), constantIndex(b, loc, 1),
+                     ValueRange{},
+                     [&](OpBuilder &nb, Location nloc, Value lane, ValueRange) {
+                       body(nb, nloc, getLaneIds(nb, nloc, lane), lane);
+                       scf::YieldOp::create(nb, nloc);
+                     });
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Matching
+//===----------------------------------------------------------------------===//
+
+std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  Type bType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  if (!a.isF16() || !bType.isF16() || !c.isF32())
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1 ||
+      dims->k.size() != 1)
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (unsigned batch : dims->batch)
+    if (ranges[batch] != 1)
+      return std::nullopt;
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
+      return std::nullopt;
+  MmaContraction contraction{dims->m.front(), dims->n.front(),
+                             dims->k.front(), ranges[dims->m.front()],
+                             ranges[dims->n.front()], ranges[dims->k.front()]};
+  auto fits = [](int64_t extent, int64_t unit) {
+    return !ShapedType::isDynamic(extent) && extent > 0 && extent % unit == 0;
+  };
+  if (!fits(contraction.rows, MmaShape::kM) ||
+      !fits(contraction.columns, MmaShape::kN) ||
+      !fits(contraction.steps, MmaShape::kK))
+    return std::nullopt;
+  return contraction;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+// Warp w of the block computes instruction tiles w, w + warps, ...: for
+// each, its accumulator fragment is loaded, updated by one mma.sync per 16
+// steps of the reduction, and stored.
+Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
+                            const MmaContraction &contraction, Value thread,
+                            int64_t blockSize) {
+  assert(blockSize % kWarpLanes == 0 && "a block of whole warps");
+  Location loc = op.getLoc();
+  FragmentAccess access(op, contraction);
+  Value warpSize = constantIndex(b, loc, kWarpLanes);
+  Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+  LaneIds ids =
+      getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
+  auto tiles = scf::ForOp::create(
+      b, loc, warp, constantIndex(b, loc, getTileCount(contraction)),
+      constantIndex(b, loc, blockSize / kWarpLanes));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value m0, n0;
+  std::tie(m0, n0) =
+      getTileCorner(b, loc, tiles.getInductionVar(), contraction);
+  Value init = access.load(b, loc, Operand::C, ids, m0, n0, nullptr);
+  auto steps = scf::ForOp::create(
+      b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, contraction.steps),
+      constantIndex(b, loc, MmaShape::kK), ValueRange{init},
+      [&](OpBuilder &nb, Location nloc, Value k0, ValueRange acc) {
+        Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
+        Value bFragment = access.load(nb, nloc, Operand::B, ids, m0, n0, k0);
+        Value d = nvgpu::MmaSyncOp::create(
+            nb, nloc, a, bFragment, acc[0],
+            ArrayRef<int64_t>{MmaShape::kM, MmaShape::kN, MmaShape::kK});
+        scf::YieldOp::create(nb, nloc, ValueRange{d});
+      });
+  access.store(b, loc, steps.getResult(0), ids, m0, n0);
+  return tiles;
+}
+
+// The same loops with the warp's lanes spelled out: each lane's fragments go
+// through buffers of 32 lanes x registers x elements, and the instruction
+// reads and writes those buffers (emulateMmaSync).
+Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
+                                    const MmaContraction &contraction) {
+  Location loc = op.getLoc();
+  FragmentAccess access(op, contraction);
+  // The buffers are the one thread's: the emulation allocates them once
+  // for all blocks (tfm-emulate-gpu-on-cpu hoists a launch's static
+  // buffers), as a GPU thread has its registers.
+  auto buffer = [&](Operand operand) {
+    VectorType type = access.getType(operand);
+    return memref::AllocaOp::create(
+               b, loc,
+               MemRefType::get({kWarpLanes, type.getDimSize(0),
+                                type.getDimSize(1)},
+                               type.getElementType()))
+        .getResult();
+  };
+  Value aBuffer = buffer(Operand::A), bBuffer = buffer(Operand::B),
+        cBuffer = buffer(Operand::C);
+
+  auto tiles = scf::ForOp::create(
+      b, loc, constantIndex(b, loc, 0),
+      constantIndex(b, loc, getTileCount(contraction)),
+      constantIndex(b, loc, 1));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(tiles.getBody());
+  Value m0, n0;
+  std::tie(m0, n0) =
+      getTileCorner(b, loc, tiles.getInductionVar(), contraction);
+  forEachLane(b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+    spillFragment(nb, nloc, access.load(nb, nloc, Operand::C, ids, m0, n0, nullptr),
+                  cBuffer, lane);
+  });
+  auto steps = scf::ForOp::create(
+      b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, contraction.steps),
+      constantIndex(b, loc, MmaShape::kK));
+  {
+    OpBuilder::InsertionGuard stepGuard(b);
+    b.setInsertionPointToStart(steps.getBody());
+    Value k0 = steps.getInductionVar();
+    forEachLane(b, loc,
+                [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                  spillFragment(
+                      nb, nloc,
+                      access.load(nb, nloc, Operand::A, ids, m0, n0, k0),
+                      aBuffer, lane);
+                  spillFragment(
+                      nb, nloc,
+                      access.load(nb, nloc, Operand::B, ids, m0, n0, k0),
+                      bBuffer, lane);
+                });
+    emulateMmaSync(b, loc, aBuffer, bBuffer, cBuffer);
+  }
+  forEachLane(b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+    access.store(nb, nloc,
+                 reloadFragment(nb, nloc, access.getType(Operand::C), cBuffer,
+                                lane),
+                 ids, m0, n0);
+  });
+  return tiles;
+}

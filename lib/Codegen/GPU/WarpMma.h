@@ -1,0 +1,59 @@
+//===- WarpMma.h - A block tile's product on tensor cores -------*- C++ -*-===//
+//
+// What `tfm-map-to-gpu` emits for a contraction of a block tile that the
+// tensor cores can compute: warps step through the tile's 16 x 8 output
+// tiles, each an accumulator fragment in registers updated by
+// `nvgpu.mma.sync` (m16n8k16, float16 operands, float32 accumulators) at
+// every 16 steps of the reduction; and the same code run on the CPU, with
+// the 32 lanes of the one emulated warp looped over and the warp's
+// instruction replaced by an independent reading of the PTX ISA's fragment
+// layouts (tfm-map-to-gpu{emulate-warps}).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_LIB_CODEGEN_GPU_WARPMMA_H
+#define TFM_LIB_CODEGEN_GPU_WARPMMA_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace mlir {
+namespace tfm {
+
+/// The shape of one warp-level tensor-core instruction, mma.sync.m16n8k16.
+struct MmaShape {
+  static constexpr int64_t kM = 16, kN = 8, kK = 16;
+};
+
+/// A contraction C[m, n] += A[m, k] * B[k, n] (any batch dimensions of
+/// extent 1, operands indexed in any order) that warps of tensor-core
+/// instructions compute exactly: float16 operands, a float32 accumulator,
+/// static extents that are multiples of the instruction's.
+struct MmaContraction {
+  unsigned m, n, k;
+  int64_t rows, columns, steps;
+};
+
+/// `op` as an MmaContraction, if it is one.
+std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op);
+
+/// Emits, at `b`'s insertion point inside a block of `blockSize` threads
+/// (a multiple of 32) whose id is `thread`, the code with which the
+/// block's warps compute `op` on tensor cores; returns its outermost op.
+/// `op` is left for the caller to erase.
+Operation *emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
+                       const MmaContraction &contraction, Value thread,
+                       int64_t blockSize);
+
+/// The same computation for a block of one thread on the CPU: one warp,
+/// its lanes' fragments held in buffers, each tensor-core instruction
+/// emulated from the PTX ISA's description of which lane holds which
+/// element. Returns its outermost op.
+Operation *emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
+                               const MmaContraction &contraction);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_LIB_CODEGEN_GPU_WARPMMA_H

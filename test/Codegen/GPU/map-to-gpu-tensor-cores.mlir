@@ -1,0 +1,122 @@
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true}),canonicalize,cse)" --split-input-file | FileCheck %s
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true emulate-warps=true block-size=1}),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=EMULATED
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=OFF
+
+// A block tile's float16 product with a float32 accumulator, 32 x 32 x 96:
+// 2 x 4 instruction tiles of 16 x 8, shared by the block's 4 warps (warp
+// w takes tiles w and w + 4). A tile's accumulator fragment is loaded
+// once, updated by one mma.sync per 16 steps of the reduction as a loop
+// value, and stored once. Lane l's fragments: groupID l / 4,
+// threadID_in_group l mod 4.
+
+// CHECK-LABEL: func.func @tile_product(
+// CHECK:         gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
+// CHECK:           %[[WARP:.*]] = arith.divui %[[T]], %c32
+// CHECK:           %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK:           %[[G:.*]] = arith.divui %[[LANE]], %c4
+// CHECK:           %[[TIG:.*]] = arith.remui %[[LANE]], %c4
+// CHECK:           gpu.barrier
+// CHECK:           scf.for %[[TILE:.*]] = %[[WARP]] to %c8 step %c4 {
+// CHECK:             %[[M0:.*]] = arith.muli %{{.*}}, %c16
+// CHECK:             %[[N0:.*]] = arith.muli %{{.*}}, %c8
+// CHECK:             %[[TWICE_T:.*]] = arith.muli %[[TIG]], %c2
+// CHECK:             %[[ROW:.*]] = arith.addi %[[M0]], %[[G]]
+// CHECK:             %[[COL:.*]] = arith.addi %[[N0]], %[[TWICE_T]]
+// CHECK:             %[[C00:.*]] = memref.load %[[C:.*]][%[[ROW]], %[[COL]]] : memref<32x32xf32
+// CHECK:             %[[INIT:.*]] = vector.from_elements %[[C00]], {{.*}} : vector<2x2xf32>
+// CHECK:             %[[D:.*]] = scf.for %[[K:.*]] = %c0 to %c96 step %c16 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<2x2xf32>) {
+// CHECK:               %[[KA:.*]] = arith.addi %[[K]], %[[TWICE_T]]
+// CHECK:               memref.load %{{.*}}[%[[ROW]], %[[KA]]] : memref<32x96xf16
+// CHECK:               %[[A:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK:               %[[B:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:               %[[NEXT:.*]] = nvgpu.mma.sync(%[[A]], %[[B]], %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK:               scf.yield %[[NEXT]] : vector<2x2xf32>
+// CHECK:             %[[D00:.*]] = vector.extract %[[D]][0, 0]
+// CHECK:             memref.store %[[D00]], %[[C]][%[[ROW]], %[[COL]]]
+// CHECK-COUNT-3:     memref.store
+// CHECK:           gpu.barrier
+// CHECK-NOT:       scf.for
+
+// Emulated, the one thread is the whole warp: its lanes' fragments go
+// through buffers of lanes x registers x elements, each instruction
+// computed from them, and no nvgpu op is left.
+
+// EMULATED-LABEL: func.func @tile_product(
+// EMULATED:         gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1,
+// EMULATED-DAG:       %[[AF:.*]] = memref.alloca() : memref<32x4x2xf16>
+// EMULATED-DAG:       %[[BF:.*]] = memref.alloca() : memref<32x2x2xf16>
+// EMULATED-DAG:       %[[CF:.*]] = memref.alloca() : memref<32x2x2xf32>
+// EMULATED:           scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// EMULATED:             scf.for %[[LANE:.*]] = %c0 to %c32 step %c1 {
+// EMULATED:               memref.store %{{.*}}, %[[CF]][%[[LANE]], %c0, %c0]
+// EMULATED:             scf.for %{{.*}} = %c0 to %c96 step %c16 {
+// EMULATED:               scf.for %[[LANE2:.*]] = %c0 to %c32 step %c1 {
+// EMULATED:                 memref.store %{{.*}}, %[[AF]][%[[LANE2]], %c3, %c1]
+// EMULATED:                 memref.store %{{.*}}, %[[BF]][%[[LANE2]], %c1, %c1]
+// EMULATED:               scf.for %{{.*}} = %c0 to %c16 step %c1 {
+// EMULATED:                 scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// EMULATED:                   scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
+// EMULATED:                     arith.mulf
+// EMULATED:                     arith.addf
+// EMULATED-NOT:     nvgpu
+
+// OFF-LABEL: func.func @tile_product(
+// OFF-NOT:     nvgpu
+// OFF:         scf.for %{{.*}} = %{{.*}} to %c1024 step %c128 {
+// OFF-NOT:     nvgpu
+func.func @tile_product(%a: memref<64x96xf16>, %b: memref<96x128xf16>, %c: memref<64x128xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (64, 128) step (32, 32) {
+    %sa = memref.subview %a[%i, 0] [32, 96] [1, 1] : memref<64x96xf16> to memref<32x96xf16, strided<[96, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [96, 32] [1, 1] : memref<96x128xf16> to memref<96x32xf16, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x128xf32> to memref<32x32xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<32x96xf16, strided<[96, 1], offset: ?>>, memref<96x32xf16, strided<[128, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[128, 1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
+// The right operand read transposed (keys as rows, Q K^T's), in a batch of
+// one: B's fragment element (k, n) is read at [0, n, k].
+
+// CHECK-LABEL: func.func @transposed_rhs(
+// CHECK:         scf.for %[[K:.*]] = %c0 to %c32 step %c16 iter_args
+// CHECK:           memref.load %{{.*}}[%c0, %{{.*}}, %{{.*}}] : memref<1x16x32xf16>
+// CHECK:           %[[B:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:           nvgpu.mma.sync(%{{.*}}, %[[B]], %{{.*}})
+func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: memref<4x16x16xf32>) {
+  scf.forall (%h) in (4) {
+    %sq = memref.subview %q[%h, 0, 0] [1, 16, 32] [1, 1, 1] : memref<4x16x32xf16> to memref<1x16x32xf16, strided<[512, 32, 1], offset: ?>>
+    %sk = memref.subview %k[%h, 0, 0] [1, 16, 32] [1, 1, 1] : memref<4x16x32xf16> to memref<1x16x32xf16, strided<[512, 32, 1], offset: ?>>
+    %ss = memref.subview %s[%h, 0, 0] [1, 16, 16] [1, 1, 1] : memref<4x16x16xf32> to memref<1x16x16xf32, strided<[256, 16, 1], offset: ?>>
+    %tk = memref.alloc() : memref<1x16x32xf16>
+    memref.copy %sk, %tk : memref<1x16x32xf16, strided<[512, 32, 1], offset: ?>> to memref<1x16x32xf16>
+    linalg.generic {indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>, affine_map<(b, m, n, k) -> (b, n, k)>, affine_map<(b, m, n, k) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%sq, %tk : memref<1x16x32xf16, strided<[512, 32, 1], offset: ?>>, memref<1x16x32xf16>) outs(%ss : memref<1x16x16xf32, strided<[256, 16, 1], offset: ?>>) {
+    ^bb0(%x: f16, %y: f16, %acc: f32):
+      %xe = arith.extf %x : f16 to f32
+      %ye = arith.extf %y : f16 to f32
+      %p = arith.mulf %xe, %ye : f32
+      %r = arith.addf %acc, %p : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// What the tensor cores do not take stays a loop over the threads: float32
+// operands (no TF32 unless asked), a reduction that 16 does not divide,
+// a product outside a block tile.
+
+// CHECK-LABEL: func.func @not_on_tensor_cores(
+// CHECK-NOT:     nvgpu
+// CHECK:         return
+func.func @not_on_tensor_cores(%a32: memref<32x32xf32>, %b32: memref<32x32xf32>, %a: memref<32x24xf16>, %b: memref<24x32xf16>, %a16: memref<32x32xf16>, %c: memref<32x32xf32>) {
+  scf.forall (%i) in (1) {
+    linalg.matmul ins(%a32, %b32 : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+    linalg.matmul ins(%a, %b : memref<32x24xf16>, memref<24x32xf16>) outs(%c : memref<32x32xf32>)
+  }
+  linalg.matmul ins(%a16, %a16 : memref<32x32xf16>, memref<32x32xf16>) outs(%c : memref<32x32xf32>)
+  return
+}
