@@ -5,20 +5,26 @@
 //
 //   - the code generator places each element of a lane's fragments
 //     (getFragmentElement: register r, element e -> row and column of the
-//     instruction's tile) and loads and stores them;
-//   - the CPU emulation of the instruction (emulateMmaSync) finds each
-//     element of the A, B and C tiles in the lanes' registers from the
-//     ISA's own statement of the layouts (which lane, which a_i / b_i /
-//     c_i), the inverse map written independently.
+//     instruction's tile) and loads and stores them, or, for operands in
+//     shared memory, points each lane at the row of an 8 x 8 matrix that
+//     `ldmatrix` reads for the warp (getMatrixRowStart);
+//   - the CPU emulation of the instructions finds each element of the A,
+//     B and C tiles in the lanes' registers from the ISA's own statement
+//     of the layouts (emulateMmaSync: which lane, which a_i / b_i / c_i,
+//     the inverse map written independently), and gives each lane the
+//     elements of the rows the lanes point at as the ISA says ldmatrix
+//     does (emulateLdmatrix).
 //
-// So a fragment element put in the wrong register, lane or position makes
-// the emulated product wrong, and the numerics tests fail on the CPU.
+// So a fragment element put in the wrong register, lane or position, or a
+// lane pointing at the wrong row, makes the emulated product wrong, and
+// the numerics tests fail on the CPU.
 //
 //===----------------------------------------------------------------------===//
 
 #include "WarpMma.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -49,15 +55,15 @@ Value addConstant(OpBuilder &b, Location loc, Value value, int64_t constant) {
 /// The three operands of the instruction.
 enum class Operand { A, B, C };
 
-/// A lane's coordinates in the ISA's layouts: groupID = lane / 4 and
+/// A lane and its coordinates in the ISA's layouts: groupID = lane / 4 and
 /// threadID_in_group = lane % 4.
 struct LaneIds {
-  Value group, threadInGroup;
+  Value lane, group, threadInGroup;
 };
 
 LaneIds getLaneIds(OpBuilder &b, Location loc, Value lane) {
   Value four = constantIndex(b, loc, 4);
-  return {arith::DivUIOp::create(b, loc, lane, four),
+  return {lane, arith::DivUIOp::create(b, loc, lane, four),
           arith::RemUIOp::create(b, loc, lane, four)};
 }
 
@@ -92,6 +98,45 @@ std::pair<Value, Value> getFragmentElement(OpBuilder &b, Location loc,
   llvm_unreachable("unknown operand");
 }
 
+/// How `ldmatrix` loads a lane's fragment of A or B: `tiles` 8 x 8
+/// matrices of `shared` (the operand's block buffer in shared memory), each
+/// of whose rows a lane points at, transposed on the way or not.
+struct MatrixLoad {
+  Value shared;
+  bool transpose;
+  int64_t tiles;
+};
+
+/// The element of the instruction's tile (A: m x k, B: k x n) at which the
+/// row starts that `lane` points ldmatrix at. Lanes 8q to 8q + 7 give the
+/// rows of matrix q, which is register q of the fragment:
+///   A, four matrices (rows m, k contiguous): a0a1 rows 0-7 x k 0-7, a2a3
+///     rows 8-15 x k 0-7, a4a5 rows 0-7 x k 8-15, a6a7 rows 8-15 x k 8-15;
+///   B transposed (rows k, n contiguous): b0b1 k 0-7, b2b3 k 8-15;
+///   B (rows n, k contiguous): b0b1 k 0-7, b2b3 k 8-15 of n 0-7.
+/// Lanes 16-31 of a two-matrix load point where lanes 0-15 do (unused).
+std::pair<Value, Value> getMatrixRowStart(OpBuilder &b, Location loc,
+                                          Operand operand, bool transpose,
+                                          Value lane) {
+  auto c = [&](int64_t value) { return constantIndex(b, loc, value); };
+  auto mod = [&](Value x, int64_t y) {
+    return arith::RemUIOp::create(b, loc, x, c(y)).getResult();
+  };
+  auto div = [&](Value x, int64_t y) {
+    return arith::DivUIOp::create(b, loc, x, c(y)).getResult();
+  };
+  auto mul = [&](Value x, int64_t y) {
+    return arith::MulIOp::create(b, loc, x, c(y)).getResult();
+  };
+  if (operand == Operand::A)
+    return {arith::AddIOp::create(b, loc, mod(lane, 8),
+                                  mul(mod(div(lane, 8), 2), 8)),
+            mul(div(lane, 16), 8)};
+  if (transpose)
+    return {mod(lane, 16), c(0)};
+  return {mul(div(mod(lane, 16), 8), 8), mod(lane, 8)};
+}
+
 /// Loads and stores the fragments of one instruction tile of a matched
 /// contraction, whose corner is at (m0, n0) of the output and k0 of the
 /// reduction.
@@ -112,28 +157,84 @@ public:
     llvm_unreachable("unknown operand");
   }
 
+  /// The fragments hold float16 multiplicands (a float32 left operand,
+  /// flash attention's probabilities, is rounded as it is loaded) and
+  /// float32 accumulators.
   VectorType getType(Operand operand) const {
-    return getFragmentType(operand,
-                           getElementTypeOrSelf(getOperand(operand).get()));
+    Builder b(op.getContext());
+    return getFragmentType(operand, operand == Operand::C ? b.getF32Type()
+                                                          : b.getF16Type());
   }
 
-  Value load(OpBuilder &b, Location loc, Operand operand, LaneIds ids,
-             Value m0, Value n0, Value k0) const {
+  /// The ldmatrix that loads `operand`'s fragments, if one can: a float16
+  /// operand in a shared-memory buffer of rows of whole 16-byte pieces,
+  /// those rows running along the reduction of A, or along either
+  /// dimension of B.
+  std::optional<MatrixLoad> getMatrixLoad(Operand operand) const {
+    if (operand == Operand::C)
+      return std::nullopt;
+    auto spaceCast =
+        getOperand(operand).get().getDefiningOp<memref::MemorySpaceCastOp>();
+    if (!spaceCast)
+      return std::nullopt;
+    auto type = dyn_cast<MemRefType>(spaceCast.getSource().getType());
+    if (!type)
+      return std::nullopt;
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+    if (!space || space.getValue() != gpu::AddressSpace::Workgroup ||
+        !type.getElementType().isF16() || !type.getLayout().isIdentity() ||
+        !type.hasStaticShape() || type.getRank() == 0 ||
+        type.getShape().back() % 8 != 0)
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
+    unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
+    if (operand == Operand::A)
+      return inner == contraction.k
+                 ? std::optional<MatrixLoad>({spaceCast.getSource(), false, 4})
+                 : std::nullopt;
+    if (inner == contraction.n)
+      return MatrixLoad{spaceCast.getSource(), true, 2};
+    return MatrixLoad{spaceCast.getSource(), false, 2};
+  }
+
+  /// The indices of the row start `ids.lane` points ldmatrix at.
+  SmallVector<Value> getMatrixRowIndices(OpBuilder &b, Location loc,
+                                         Operand operand,
+                                         const MatrixLoad &load, LaneIds ids,
+                                         Value m0, Value n0, Value k0) const {
+    auto [row, column] =
+        getMatrixRowStart(b, loc, operand, load.transpose, ids.lane);
+    return getIndicesAt(b, loc, operand, row, column, m0, n0, k0);
+  }
+
+  Value load(OpBuilder &b, Location loc, Operand operand, LaneIds ids, Value m0,
+             Value n0, Value k0) const {
     VectorType type = getType(operand);
+    if (std::optional<MatrixLoad> matrixLoad = getMatrixLoad(operand))
+      return nvgpu::LdMatrixOp::create(
+          b, loc, type, matrixLoad->shared,
+          getMatrixRowIndices(b, loc, operand, *matrixLoad, ids, m0, n0, k0),
+          b.getBoolAttr(matrixLoad->transpose),
+          b.getI32IntegerAttr(matrixLoad->tiles));
     VectorType registerType =
         VectorType::get({type.getDimSize(1)}, type.getElementType());
-    Value fragment = arith::ConstantOp::create(
-        b, loc, type, b.getZeroAttr(type));
+    Value fragment =
+        arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
       SmallVector<Value, 2> elements;
-      for (int64_t e = 0; e < type.getDimSize(1); ++e)
-        elements.push_back(memref::LoadOp::create(
+      for (int64_t e = 0; e < type.getDimSize(1); ++e) {
+        Value element = memref::LoadOp::create(
             b, loc, getOperand(operand).get(),
-            getIndices(b, loc, operand, ids, r, e, m0, n0, k0)));
+            getIndices(b, loc, operand, ids, r, e, m0, n0, k0));
+        if (element.getType() != type.getElementType())
+          element =
+              arith::TruncFOp::create(b, loc, type.getElementType(), element);
+        elements.push_back(element);
+      }
       Value reg =
           vector::FromElementsOp::create(b, loc, registerType, elements);
-      fragment = vector::InsertOp::create(b, loc, reg, fragment,
-                                          ArrayRef<int64_t>{r});
+      fragment =
+          vector::InsertOp::create(b, loc, reg, fragment, ArrayRef<int64_t>{r});
     }
     return fragment;
   }
@@ -159,6 +260,14 @@ private:
                                 LaneIds ids, int64_t r, int64_t e, Value m0,
                                 Value n0, Value k0) const {
     auto [row, column] = getFragmentElement(b, loc, operand, ids, r, e);
+    return getIndicesAt(b, loc, operand, row, column, m0, n0, k0);
+  }
+
+  /// The indices into `operand`'s buffer of (row, column) of the
+  /// instruction's tile.
+  SmallVector<Value> getIndicesAt(OpBuilder &b, Location loc, Operand operand,
+                                  Value row, Value column, Value m0, Value n0,
+                                  Value k0) const {
     Value zero = constantIndex(b, loc, 0);
     SmallVector<Value> loops(op.getNumLoops(), zero);
     auto at = [&](Value corner, Value offset) {
@@ -193,8 +302,7 @@ private:
 /// numbered row-major.
 std::pair<Value, Value> getTileCorner(OpBuilder &b, Location loc, Value tile,
                                       const MmaContraction &contraction) {
-  Value tilesPerRow =
-      constantIndex(b, loc, contraction.columns / MmaShape::kN);
+  Value tilesPerRow = constantIndex(b, loc, contraction.columns / MmaShape::kN);
   Value m0 = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, tile, tilesPerRow),
       constantIndex(b, loc, MmaShape::kM));
@@ -257,7 +365,8 @@ Slot getSlot(OpBuilder &b, Location loc, Operand operand, Value row,
   switch (operand) {
   case Operand::A: {
     Value lane = add(mul(mod(row, 8), 4), div(mod(col, 8), 2));
-    Value index = add(add(mod(col, 2), mul(div(row, 8), 2)), mul(div(col, 8), 4));
+    Value index =
+        add(add(mod(col, 2), mul(div(row, 8), 2)), mul(div(col, 8), 4));
     return {lane, index};
   }
   case Operand::B: {
@@ -315,6 +424,47 @@ void emulateMmaSync(OpBuilder &b, Location loc, Value a, Value bFragments,
   });
 }
 
+/// ldmatrix on the emulated warp, from the PTX ISA's statement of it: row r
+/// of matrix q is the 8 elements from the address lane 8q + r gives
+/// (`rowStarts`, lanes x indices into `memory`); lane l receives elements
+/// 2 (l mod 4) and 2 (l mod 4) + 1 of row l / 4 of each matrix q as its
+/// register q, or with `transpose` the elements of column l / 4 in rows
+/// 2 (l mod 4) and 2 (l mod 4) + 1. They go to `fragments` (lanes x
+/// registers x elements).
+void emulateLdmatrix(OpBuilder &b, Location loc, Value memory, Value rowStarts,
+                     Value fragments, bool transpose, int64_t tiles) {
+  auto c = [&](int64_t value) { return constantIndex(b, loc, value); };
+  int64_t rank = cast<MemRefType>(memory.getType()).getRank();
+  auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
+    auto forOp = scf::ForOp::create(b, loc, c(0), c(extent), c(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(forOp.getBody());
+    body(forOp.getInductionVar());
+  };
+  loop(kWarpLanes, [&](Value lane) {
+    loop(tiles, [&](Value q) {
+      loop(2, [&](Value e) {
+        Value quad = arith::RemUIOp::create(b, loc, lane, c(4));
+        Value pair = arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, quad, c(2)), e);
+        Value fourth = arith::DivUIOp::create(b, loc, lane, c(4));
+        Value firstLane = arith::MulIOp::create(b, loc, q, c(8));
+        Value source =
+            arith::AddIOp::create(b, loc, firstLane, transpose ? pair : fourth);
+        Value column = transpose ? fourth : pair;
+        SmallVector<Value> indices;
+        for (int64_t d = 0; d < rank; ++d)
+          indices.push_back(memref::LoadOp::create(b, loc, rowStarts,
+                                                   ValueRange{source, c(d)}));
+        indices.back() = arith::AddIOp::create(b, loc, indices.back(), column);
+        Value element = memref::LoadOp::create(b, loc, memory, indices);
+        memref::StoreOp::create(b, loc, element, fragments,
+                                ValueRange{lane, q, e});
+      });
+    });
+  });
+}
+
 /// Writes a lane's fragment into row `lane` of `buffer` (lanes x registers x
 /// elements), or reads it back.
 void spillFragment(OpBuilder &b, Location loc, Value fragment, Value buffer,
@@ -334,19 +484,20 @@ Value reloadFragment(OpBuilder &b, Location loc, VectorType type, Value buffer,
   SmallVector<Value> elements;
   for (int64_t r = 0; r < type.getDimSize(0); ++r)
     for (int64_t e = 0; e < type.getDimSize(1); ++e)
-      elements.push_back(memref::LoadOp::create(
-          b, loc, buffer,
-          ValueRange{lane, constantIndex(b, loc, r),
-                     constantIndex(b, loc, e)}));
+      elements.push_back(
+          memref::LoadOp::create(b, loc, buffer,
+                                 ValueRange{lane, constantIndex(b, loc, r),
+                                            constantIndex(b, loc, e)}));
   return vector::FromElementsOp::create(b, loc, type, elements);
 }
 
 /// Runs `body` for each lane of the emulated warp.
-void forEachLane(OpBuilder &b, Location loc,
-                 function_ref<void(OpBuilder &, Location, LaneIds, Value)> body) {
+void forEachLane(
+    OpBuilder &b, Location loc,
+    function_ref<void(OpBuilder &, Location, LaneIds, Value)> body) {
   scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                     constantIndex(b, loc, kWarpLanes), constantIndex(b, loc, 1),
-                     ValueRange{},
+                     constantIndex(b, loc, kWarpLanes),
+                     constantIndex(b, loc, 1), ValueRange{},
                      [&](OpBuilder &nb, Location nloc, Value lane, ValueRange) {
                        body(nb, nloc, getLaneIds(nb, nloc, lane), lane);
                        scf::YieldOp::create(nb, nloc);
@@ -366,7 +517,9 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
   Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   Type bType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
   Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  if (!a.isF16() || !bType.isF16() || !c.isF32())
+  // A float32 left operand is flash attention's P in a float16 model: it
+  // is rounded to float16 for the tensor cores, as FlashAttention does.
+  if (!(a.isF16() || a.isF32()) || !bType.isF16() || !c.isF32())
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -380,8 +533,8 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return std::nullopt;
-  MmaContraction contraction{dims->m.front(), dims->n.front(),
-                             dims->k.front(), ranges[dims->m.front()],
+  MmaContraction contraction{dims->m.front(),         dims->n.front(),
+                             dims->k.front(),         ranges[dims->m.front()],
                              ranges[dims->n.front()], ranges[dims->k.front()]};
   auto fits = [](int64_t extent, int64_t unit) {
     return !ShapedType::isDynamic(extent) && extent > 0 && extent % unit == 0;
@@ -420,7 +573,8 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
       getTileCorner(b, loc, tiles.getInductionVar(), contraction);
   Value init = access.load(b, loc, Operand::C, ids, m0, n0, nullptr);
   auto steps = scf::ForOp::create(
-      b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, contraction.steps),
+      b, loc, constantIndex(b, loc, 0),
+      constantIndex(b, loc, contraction.steps),
       constantIndex(b, loc, MmaShape::kK), ValueRange{init},
       [&](OpBuilder &nb, Location nloc, Value k0, ValueRange acc) {
         Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
@@ -448,52 +602,83 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
     VectorType type = access.getType(operand);
     return memref::AllocaOp::create(
                b, loc,
-               MemRefType::get({kWarpLanes, type.getDimSize(0),
-                                type.getDimSize(1)},
-                               type.getElementType()))
+               MemRefType::get(
+                   {kWarpLanes, type.getDimSize(0), type.getDimSize(1)},
+                   type.getElementType()))
         .getResult();
   };
   Value aBuffer = buffer(Operand::A), bBuffer = buffer(Operand::B),
         cBuffer = buffer(Operand::C);
+  // The row starts the lanes give ldmatrix, by the rank of the buffer read.
+  llvm::SmallDenseMap<int64_t, Value> rowStartBuffers;
+  for (Operand operand : {Operand::A, Operand::B})
+    if (std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand)) {
+      int64_t rank = cast<MemRefType>(matrixLoad->shared.getType()).getRank();
+      if (!rowStartBuffers.count(rank))
+        rowStartBuffers[rank] =
+            memref::AllocaOp::create(
+                b, loc, MemRefType::get({kWarpLanes, rank}, b.getIndexType()))
+                .getResult();
+    }
 
-  auto tiles = scf::ForOp::create(
-      b, loc, constantIndex(b, loc, 0),
-      constantIndex(b, loc, getTileCount(contraction)),
-      constantIndex(b, loc, 1));
+  auto tiles =
+      scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                         constantIndex(b, loc, getTileCount(contraction)),
+                         constantIndex(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(tiles.getBody());
   Value m0, n0;
   std::tie(m0, n0) =
       getTileCorner(b, loc, tiles.getInductionVar(), contraction);
-  forEachLane(b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-    spillFragment(nb, nloc, access.load(nb, nloc, Operand::C, ids, m0, n0, nullptr),
-                  cBuffer, lane);
-  });
-  auto steps = scf::ForOp::create(
-      b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, contraction.steps),
-      constantIndex(b, loc, MmaShape::kK));
+  forEachLane(
+      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+        spillFragment(nb, nloc,
+                      access.load(nb, nloc, Operand::C, ids, m0, n0, nullptr),
+                      cBuffer, lane);
+      });
+  auto steps = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                  constantIndex(b, loc, contraction.steps),
+                                  constantIndex(b, loc, MmaShape::kK));
   {
     OpBuilder::InsertionGuard stepGuard(b);
     b.setInsertionPointToStart(steps.getBody());
     Value k0 = steps.getInductionVar();
-    forEachLane(b, loc,
-                [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-                  spillFragment(
-                      nb, nloc,
-                      access.load(nb, nloc, Operand::A, ids, m0, n0, k0),
-                      aBuffer, lane);
-                  spillFragment(
-                      nb, nloc,
-                      access.load(nb, nloc, Operand::B, ids, m0, n0, k0),
-                      bBuffer, lane);
-                });
+    for (std::pair<Operand, Value> input :
+         {std::pair(Operand::A, aBuffer), std::pair(Operand::B, bBuffer)}) {
+      Operand operand = input.first;
+      Value fragments = input.second;
+      std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand);
+      if (!matrixLoad) {
+        forEachLane(
+            b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+              spillFragment(nb, nloc,
+                            access.load(nb, nloc, operand, ids, m0, n0, k0),
+                            fragments, lane);
+            });
+        continue;
+      }
+      // Each lane's row start, then the warp's ldmatrix.
+      auto memory = cast<MemRefType>(matrixLoad->shared.getType());
+      Value rowStarts = rowStartBuffers[memory.getRank()];
+      forEachLane(
+          b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+            for (auto [d, index] : llvm::enumerate(access.getMatrixRowIndices(
+                     nb, nloc, operand, *matrixLoad, ids, m0, n0, k0)))
+              memref::StoreOp::create(
+                  nb, nloc, index, rowStarts,
+                  ValueRange{lane, constantIndex(nb, nloc, d)});
+          });
+      emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
+                      matrixLoad->transpose, matrixLoad->tiles);
+    }
     emulateMmaSync(b, loc, aBuffer, bBuffer, cBuffer);
   }
-  forEachLane(b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-    access.store(nb, nloc,
-                 reloadFragment(nb, nloc, access.getType(Operand::C), cBuffer,
-                                lane),
-                 ids, m0, n0);
-  });
+  forEachLane(
+      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+        access.store(
+            nb, nloc,
+            reloadFragment(nb, nloc, access.getType(Operand::C), cBuffer, lane),
+            ids, m0, n0);
+      });
   return tiles;
 }

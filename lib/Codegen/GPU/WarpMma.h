@@ -4,10 +4,11 @@
 // tensor cores can compute: warps step through the tile's 16 x 8 output
 // tiles, each an accumulator fragment in registers updated by
 // `nvgpu.mma.sync` (m16n8k16, float16 operands, float32 accumulators) at
-// every 16 steps of the reduction; and the same code run on the CPU, with
-// the 32 lanes of the one emulated warp looped over and the warp's
-// instruction replaced by an independent reading of the PTX ISA's fragment
-// layouts (tfm-map-to-gpu{emulate-warps}).
+// every 16 steps of the reduction, its operands' fragments loaded by
+// `nvgpu.ldmatrix` where they are in shared memory; and the same code run
+// on the CPU, with the 32 lanes of the one emulated warp looped over and
+// the warp's instructions replaced by an independent reading of the PTX
+// ISA's fragment layouts (tfm-map-to-gpu{emulate-warps}).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +29,11 @@ struct MmaShape {
 
 /// A contraction C[m, n] += A[m, k] * B[k, n] (any batch dimensions of
 /// extent 1, operands indexed in any order) that warps of tensor-core
-/// instructions compute exactly: float16 operands, a float32 accumulator,
-/// static extents that are multiples of the instruction's.
+/// instructions compute: float16 operands, a float32 accumulator, static
+/// extents that are multiples of the instruction's. A may be float32 when
+/// B is float16: in tfm's graphs that is flash attention's P · V in a
+/// float16 model, whose probabilities P are rounded to float16 for the
+/// second product, as FlashAttention-2 does.
 struct MmaContraction {
   unsigned m, n, k;
   int64_t rows, columns, steps;

@@ -77,13 +77,37 @@ func.func @tile_product(%a: memref<64x96xf16>, %b: memref<96x128xf16>, %c: memre
 // -----
 
 // The right operand read transposed (keys as rows, Q K^T's), in a batch of
-// one: B's fragment element (k, n) is read at [0, n, k].
+// one, staged in shared memory: ldmatrix loads B's fragments, two 8 x 8
+// matrices whose rows are keys, not transposed (a row of K^T is a column
+// of B). Lane l points at key n0 + l mod 8, reduction step
+// k + 8 ((l mod 16) / 8). A, in global memory, is loaded element by
+// element.
 
 // CHECK-LABEL: func.func @transposed_rhs(
+// CHECK:         gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
+// CHECK:         %[[KT:.*]] = memref.view {{.*}} to memref<1x16x32xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK:         scf.for %[[K:.*]] = %c0 to %c32 step %c16 iter_args
-// CHECK:           memref.load %{{.*}}[%c0, %{{.*}}, %{{.*}}] : memref<1x16x32xf16>
-// CHECK:           %[[B:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
-// CHECK:           nvgpu.mma.sync(%{{.*}}, %[[B]], %{{.*}})
+// CHECK:           %[[A:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK:           %[[HALF:.*]] = arith.remui %[[LANE]], %c16
+// CHECK:           %[[WHICH:.*]] = arith.divui %[[HALF]], %c8
+// CHECK:           %[[KOFF:.*]] = arith.muli %[[WHICH]], %c8
+// CHECK:           %[[ROW:.*]] = arith.remui %[[LANE]], %c8
+// CHECK:           %[[KROW:.*]] = arith.addi %[[K]], %[[KOFF]]
+// CHECK:           %[[NROW:.*]] = arith.addi %{{.*}}, %[[ROW]]
+// CHECK:           %[[B:.*]] = nvgpu.ldmatrix %[[KT]][%c0, %[[NROW]], %[[KROW]]] {numTiles = 2 : i32, transpose = false} : memref<1x16x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK:           nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}})
+
+// EMULATED-LABEL: func.func @transposed_rhs(
+// EMULATED:         %[[STARTS:.*]] = memref.alloca() : memref<32x3xindex>
+// EMULATED:         scf.for %{{.*}} = %c0 to %c32 step %c16 {
+// EMULATED:           scf.for %[[LANE:.*]] = %c0 to %c32 step %c1 {
+// EMULATED:             memref.store %{{.*}}, %[[STARTS]][%[[LANE]], %c2]
+// EMULATED:           scf.for %[[L:.*]] = %c0 to %c32 step %c1 {
+// EMULATED:             scf.for %[[Q:.*]] = %c0 to %c2 step %c1 {
+// EMULATED:               scf.for %[[E:.*]] = %c0 to %c2 step %c1 {
+// EMULATED:                 memref.load %[[STARTS]]
+// EMULATED-NOT:   nvgpu
 func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: memref<4x16x16xf32>) {
   scf.forall (%h) in (4) {
     %sq = memref.subview %q[%h, 0, 0] [1, 16, 32] [1, 1, 1] : memref<4x16x32xf16> to memref<1x16x32xf16, strided<[512, 32, 1], offset: ?>>
@@ -99,6 +123,39 @@ func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: 
       %r = arith.addf %acc, %p : f32
       linalg.yield %r : f32
     }
+  }
+  return
+}
+
+// -----
+
+// Both operands staged in shared memory, as tfm-gpu-promote-operands
+// leaves a linear layer's tile: A by ldmatrix of four matrices, lane l
+// pointing at row m0 + l mod 8 + 8 ((l / 8) mod 2), step k + 8 (l / 16);
+// B, whose rows run along the columns, by ldmatrix of two matrices
+// transposed, lane l pointing at step k + l mod 16 of column n0.
+
+// CHECK-LABEL: func.func @shared_operands(
+// CHECK:         gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
+// CHECK:         %[[SA:.*]] = memref.view {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[SB:.*]] = memref.view {{.*}} to memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[LANE:.*]] = arith.remui %[[T]], %c32
+// CHECK:         scf.for %[[K:.*]] = %c0 to %c64 step %c16 iter_args
+// CHECK:           %[[A:.*]] = nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK:           %[[STEP:.*]] = arith.remui %[[LANE]], %c16
+// CHECK:           %[[KROW:.*]] = arith.addi %[[K]], %[[STEP]]
+// CHECK:           %[[B:.*]] = nvgpu.ldmatrix %[[SB]][%[[KROW]], %{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<64x32xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK:           nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}})
+func.func @shared_operands(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: memref<64x64xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sa = memref.subview %a[%i, 0] [32, 64] [1, 1] : memref<64x64xf16> to memref<32x64xf16, strided<[64, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [64, 32] [1, 1] : memref<64x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %ta = memref.alloc() : memref<32x64xf16>
+    memref.copy %sa, %ta : memref<32x64xf16, strided<[64, 1], offset: ?>> to memref<32x64xf16>
+    %tb = memref.alloc() : memref<64x32xf16>
+    memref.copy %sb, %tb : memref<64x32xf16, strided<[64, 1], offset: ?>> to memref<64x32xf16>
+    linalg.matmul ins(%ta, %tb : memref<32x64xf16>, memref<64x32xf16>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
   }
   return
 }
