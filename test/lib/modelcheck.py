@@ -1,6 +1,6 @@
 """Compares the output of a compiled example model with its NumPy reference.
 
-    modelcheck.py MODEL WEIGHTS.safetensors OUTPUT.npy INPUT.npy ...
+    modelcheck.py [--tolerance T] MODEL WEIGHTS.safetensors OUTPUT.npy INPUT.npy ...
 
 MODEL is one of the example models of tfm_tools.reference (encoder_block,
 transformer_encoder, decoder_block, vit); the inputs are the .npy files the
@@ -10,8 +10,8 @@ the file its weights were bound from. Prints
     max relative error E (tolerance T)
 
 with E = max|out - ref| / max|ref| against the float64 reference
-(tfm_tools.compare), and exits with 1 when E > T (1e-4, float32) or the
-output's shape differs.
+(tfm_tools.compare), and exits with 1 when E > T (by default 1e-4, float32's)
+or the output's shape differs.
 """
 
 import os
@@ -32,13 +32,16 @@ MODELS = {
 
 
 def main(argv):
+    tolerance = compare.TOLERANCE
+    if argv and argv[0] == "--tolerance" and len(argv) > 1:
+        tolerance, argv = float(argv[1]), argv[2:]
     if len(argv) < 4 or argv[0] not in MODELS:
         sys.exit(__doc__)
     model, weights, output, inputs = argv[0], argv[1], argv[2], argv[3:]
     params = {name: a.astype(np.float64)
               for name, a in safetensors.load(weights).items()}
     expected = MODELS[model](params, *[np.load(path) for path in inputs])
-    return 0 if compare.check(np.load(output), expected) else 1
+    return 0 if compare.check(np.load(output), expected, tolerance) else 1
 
 
 if __name__ == "__main__":

@@ -140,6 +140,12 @@ cl::opt<bool> gpuTensorCores(
              "tensor cores (mma.sync, sm_80 and up); experimental: checked "
              "by the CPU emulation, not yet on a GPU"),
     cl::init(false), cl::cat(category));
+cl::opt<bool> gpuTf32(
+    "gpu-tf32",
+    cl::desc("With --gpu-tensor-cores, compute float32 matrix products on "
+             "tensor cores too, as TF32 (operands rounded to 10 bits of "
+             "mantissa: faster, about 1e-3 relative error)"),
+    cl::init(false), cl::cat(category));
 cl::opt<int64_t> gpuBlockSize(
     "gpu-block-size", cl::desc("With --target=nvptx, threads per block"),
     cl::init(128), cl::cat(category));
@@ -356,6 +362,8 @@ LogicalResult buildPipeline(PassManager &pm,
     return reportError("--emit=ptx needs --target=nvptx");
   if (gpuTensorCores && !gpu)
     return reportError("--gpu-tensor-cores needs --target=nvptx");
+  if (gpuTf32 && !gpuTensorCores)
+    return reportError("--gpu-tf32 needs --gpu-tensor-cores");
 
   if (!gpu) {
     tfm::CpuPipelineOptions options;
@@ -435,6 +443,7 @@ LogicalResult buildPipeline(PassManager &pm,
   options.attentionKvTile = attentionKvTile;
   options.emulate = gpuEmulate;
   options.tensorCores = gpuTensorCores;
+  options.tf32 = gpuTf32;
   tfm::buildGpuPipeline(pm, options);
   if (options.stopAfter == tfm::GpuStage::LLVM)
     pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));

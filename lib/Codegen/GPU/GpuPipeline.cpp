@@ -84,6 +84,7 @@ static void buildMappingPasses(OpPassManager &pm,
   TfmMapToGpuOptions mapping;
   mapping.blockSize = blockSize;
   mapping.tensorCores = config.tensorCores;
+  mapping.tf32 = config.tf32;
   mapping.emulateWarps = config.emulate;
   mapping.sharedMemoryBytes = sharedMemoryBytes;
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));

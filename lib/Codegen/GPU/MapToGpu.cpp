@@ -245,7 +245,7 @@ bool TfmMapToGpuPass::runsOnTensorCores(linalg::LinalgOp op) const {
     return false;
   if (emulateWarps ? blockSize != 1 : blockSize % 32 != 0)
     return false;
-  return matchMmaContraction(op).has_value();
+  return matchMmaContraction(op, tf32).has_value();
 }
 
 LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
@@ -463,7 +463,8 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
     if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {
       // Only the tensor cores' contractions are still linalg ops: every
       // thread runs the code, each warp its own instruction tiles.
-      std::optional<MmaContraction> match = matchMmaContraction(contraction);
+      std::optional<MmaContraction> match =
+          matchMmaContraction(contraction, tf32);
       assert(match && "a contraction left for the tensor cores");
       Operation *warps =
           emulateWarps ? emitEmulatedWarpMma(b, contraction, *match)

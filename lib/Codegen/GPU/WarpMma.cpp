@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -68,34 +69,67 @@ LaneIds getLaneIds(OpBuilder &b, Location loc, Value lane) {
 }
 
 /// The shape of a lane's fragment of `operand`: registers x elements, as
-/// nvgpu.mma.sync types them (A vector<4x2xf16>, B vector<2x2xf16>,
-/// C vector<2x2xf32>).
-VectorType getFragmentType(Operand operand, Type elementType) {
-  return VectorType::get({operand == Operand::A ? 4 : 2, 2}, elementType);
+/// nvgpu.mma.sync types them: with float16, A vector<4x2xf16>, B
+/// vector<2x2xf16>; with TF32, A vector<4x1xf32>, B vector<2x1xf32>; C
+/// vector<2x2xf32>.
+VectorType getFragmentType(MmaKind kind, Operand operand, MLIRContext *ctx) {
+  Builder b(ctx);
+  if (operand == Operand::C)
+    return VectorType::get({2, 2}, b.getF32Type());
+  int64_t elements = kind == MmaKind::F16 ? 2 : 1;
+  Type type = kind == MmaKind::F16 ? Type(b.getF16Type()) : b.getF32Type();
+  return VectorType::get({operand == Operand::A ? 4 : 2, elements}, type);
 }
 
-/// Where element `e` of register `r` of a lane's fragment of `operand` lies
-/// in the instruction's tile (A: 16 x 16, B: 16 x 8, C: 16 x 8), as (row,
-/// column):
+/// Where element `e` of register `r` of a lane's fragment of `operand`
+/// lies in the instruction's tile (A: 16 x k, B: k x 8, C: 16 x 8), as
+/// (row, column). With float16 (k = 16):
 ///   A  (g + 8 (r mod 2), 2t + e + 8 (r div 2))
 ///   B  (2t + e + 8r, g)
+/// with TF32 (k = 8, one element a register):
+///   A  (g + 8 (r mod 2), t + 4 (r div 2))
+///   B  (t + 4r, g)
+/// and for both
 ///   C  (g + 8r, 2t + e)
 std::pair<Value, Value> getFragmentElement(OpBuilder &b, Location loc,
-                                           Operand operand, LaneIds ids,
-                                           int64_t r, int64_t e) {
-  Value twiceT = arith::MulIOp::create(b, loc, ids.threadInGroup,
-                                       constantIndex(b, loc, 2));
+                                           MmaKind kind, Operand operand,
+                                           LaneIds ids, int64_t r, int64_t e) {
+  Value t = ids.threadInGroup;
+  Value twiceT = arith::MulIOp::create(b, loc, t, constantIndex(b, loc, 2));
+  bool f16 = kind == MmaKind::F16;
   switch (operand) {
   case Operand::A:
     return {addConstant(b, loc, ids.group, 8 * (r % 2)),
-            addConstant(b, loc, twiceT, e + 8 * (r / 2))};
+            f16 ? addConstant(b, loc, twiceT, e + 8 * (r / 2))
+                : addConstant(b, loc, t, 4 * (r / 2))};
   case Operand::B:
-    return {addConstant(b, loc, twiceT, e + 8 * r), ids.group};
+    return {f16 ? addConstant(b, loc, twiceT, e + 8 * r)
+                : addConstant(b, loc, t, 4 * r),
+            ids.group};
   case Operand::C:
     return {addConstant(b, loc, ids.group, 8 * r),
             addConstant(b, loc, twiceT, e)};
   }
   llvm_unreachable("unknown operand");
+}
+
+/// `value` (float32) rounded to TF32, to nearest with ties away from zero:
+/// by the GPU's cvt.rna.tf32.f32, or in the CPU emulation by adding half a
+/// unit of TF32's last place to the bits and clearing the 13 below it.
+Value roundToTf32(OpBuilder &b, Location loc, Value value, bool emulated) {
+  Type i32 = b.getI32Type();
+  Value bits;
+  if (emulated) {
+    Value raw = arith::BitcastOp::create(b, loc, i32, value);
+    Value half = arith::ConstantIntOp::create(b, loc, i32, 0x1000);
+    Value mask = arith::ConstantIntOp::create(b, loc, i32, 0xffffe000);
+    bits = arith::AndIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, raw, half), mask);
+  } else {
+    bits = NVVM::ConvertFloatToTF32Op::create(b, loc, i32, value,
+                                              NVVM::FPRoundingMode::RNA);
+  }
+  return arith::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
 
 /// How `ldmatrix` loads a lane's fragment of A or B: `tiles` 8 x 8
@@ -142,8 +176,9 @@ std::pair<Value, Value> getMatrixRowStart(OpBuilder &b, Location loc,
 /// reduction.
 class FragmentAccess {
 public:
-  FragmentAccess(linalg::LinalgOp op, const MmaContraction &contraction)
-      : op(op), contraction(contraction) {}
+  FragmentAccess(linalg::LinalgOp op, const MmaContraction &contraction,
+                 bool emulated)
+      : op(op), contraction(contraction), emulated(emulated) {}
 
   OpOperand &getOperand(Operand operand) const {
     switch (operand) {
@@ -158,12 +193,10 @@ public:
   }
 
   /// The fragments hold float16 multiplicands (a float32 left operand,
-  /// flash attention's probabilities, is rounded as it is loaded) and
-  /// float32 accumulators.
+  /// flash attention's probabilities, is rounded as it is loaded) or
+  /// TF32 ones, and float32 accumulators.
   VectorType getType(Operand operand) const {
-    Builder b(op.getContext());
-    return getFragmentType(operand, operand == Operand::C ? b.getF32Type()
-                                                          : b.getF16Type());
+    return getFragmentType(contraction.kind, operand, op.getContext());
   }
 
   /// The ldmatrix that loads `operand`'s fragments, if one can: a float16
@@ -171,7 +204,10 @@ public:
   /// those rows running along the reduction of A, or along either
   /// dimension of B.
   std::optional<MatrixLoad> getMatrixLoad(Operand operand) const {
-    if (operand == Operand::C)
+    if (operand == Operand::C || contraction.kind != MmaKind::F16 ||
+        contraction.steps % getMmaSteps(contraction.kind) != 0 ||
+        (operand == Operand::A ? contraction.rows % kMmaRows
+                               : contraction.columns % kMmaColumns) != 0)
       return std::nullopt;
     auto spaceCast =
         getOperand(operand).get().getDefiningOp<memref::MemorySpaceCastOp>();
@@ -223,10 +259,17 @@ public:
     for (int64_t r = 0; r < type.getDimSize(0); ++r) {
       SmallVector<Value, 2> elements;
       for (int64_t e = 0; e < type.getDimSize(1); ++e) {
+        Position position = getPosition(b, loc, operand, ids, r, e, m0, n0, k0);
         Value element = memref::LoadOp::create(
-            b, loc, getOperand(operand).get(),
-            getIndices(b, loc, operand, ids, r, e, m0, n0, k0));
-        if (element.getType() != type.getElementType())
+            b, loc, getOperand(operand).get(), position.indices);
+        if (position.inBounds)
+          element = arith::SelectOp::create(
+              b, loc, position.inBounds, element,
+              arith::ConstantOp::create(b, loc,
+                                        b.getZeroAttr(element.getType())));
+        if (operand != Operand::C && contraction.kind == MmaKind::TF32)
+          element = roundToTf32(b, loc, element, emulated);
+        else if (element.getType() != type.getElementType())
           element =
               arith::TruncFOp::create(b, loc, type.getElementType(), element);
         elements.push_back(element);
@@ -246,9 +289,16 @@ public:
       for (int64_t e = 0; e < type.getDimSize(1); ++e) {
         Value element = vector::ExtractOp::create(b, loc, fragment,
                                                   ArrayRef<int64_t>{r, e});
-        memref::StoreOp::create(
-            b, loc, element, getOperand(Operand::C).get(),
-            getIndices(b, loc, Operand::C, ids, r, e, m0, n0, nullptr));
+        Position position =
+            getPosition(b, loc, Operand::C, ids, r, e, m0, n0, nullptr);
+        OpBuilder::InsertionGuard guard(b);
+        if (position.inBounds) {
+          auto inside = scf::IfOp::create(b, loc, position.inBounds,
+                                          /*withElseRegion=*/false);
+          b.setInsertionPointToStart(&inside.getThenRegion().front());
+        }
+        memref::StoreOp::create(b, loc, element, getOperand(Operand::C).get(),
+                                position.indices);
       }
   }
 
@@ -256,11 +306,44 @@ private:
   /// The indices into `operand`'s buffer of element (r, e) of a lane's
   /// fragment: the op's loops at the element's position (the batch loops,
   /// of extent 1, at 0), through the operand's indexing map.
-  SmallVector<Value> getIndices(OpBuilder &b, Location loc, Operand operand,
-                                LaneIds ids, int64_t r, int64_t e, Value m0,
-                                Value n0, Value k0) const {
-    auto [row, column] = getFragmentElement(b, loc, operand, ids, r, e);
-    return getIndicesAt(b, loc, operand, row, column, m0, n0, k0);
+  /// The position of element (r, e) of a lane's fragment in `operand`'s
+  /// buffer: its indices, and whether it lies inside the contraction's
+  /// extents (null where the instruction tiles cover them exactly). An
+  /// index past an extent is clamped to the last element, which the
+  /// caller then replaces with zero (a load) or skips (a store).
+  struct Position {
+    SmallVector<Value> indices;
+    Value inBounds;
+  };
+
+  Position getPosition(OpBuilder &b, Location loc, Operand operand, LaneIds ids,
+                       int64_t r, int64_t e, Value m0, Value n0,
+                       Value k0) const {
+    auto [row, column] =
+        getFragmentElement(b, loc, contraction.kind, operand, ids, r, e);
+    SmallVector<Value> loops =
+        getLoops(b, loc, operand, row, column, m0, n0, k0);
+    Position position;
+    for (auto [dim, extent] : {std::pair(contraction.m, contraction.rows),
+                               std::pair(contraction.n, contraction.columns),
+                               std::pair(contraction.k, contraction.steps)}) {
+      int64_t unit = dim == contraction.m   ? kMmaRows
+                     : dim == contraction.n ? kMmaColumns
+                                            : getMmaSteps(contraction.kind);
+      if (!loops[dim] || extent % unit == 0)
+        continue;
+      Value bound = constantIndex(b, loc, extent);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           loops[dim], bound);
+      position.inBounds =
+          position.inBounds
+              ? arith::AndIOp::create(b, loc, position.inBounds, inside)
+              : inside;
+      loops[dim] = arith::MinUIOp::create(b, loc, loops[dim],
+                                          constantIndex(b, loc, extent - 1));
+    }
+    position.indices = mapToIndices(b, loc, operand, loops);
+    return position;
   }
 
   /// The indices into `operand`'s buffer of (row, column) of the
@@ -268,8 +351,16 @@ private:
   SmallVector<Value> getIndicesAt(OpBuilder &b, Location loc, Operand operand,
                                   Value row, Value column, Value m0, Value n0,
                                   Value k0) const {
-    Value zero = constantIndex(b, loc, 0);
-    SmallVector<Value> loops(op.getNumLoops(), zero);
+    return mapToIndices(b, loc, operand,
+                        getLoops(b, loc, operand, row, column, m0, n0, k0));
+  }
+
+  /// The op's loops at (row, column) of `operand`'s instruction tile: its
+  /// two loops set, the others null.
+  SmallVector<Value> getLoops(OpBuilder &b, Location loc, Operand operand,
+                              Value row, Value column, Value m0, Value n0,
+                              Value k0) const {
+    SmallVector<Value> loops(op.getNumLoops(), nullptr);
     auto at = [&](Value corner, Value offset) {
       return arith::AddIOp::create(b, loc, corner, offset).getResult();
     };
@@ -287,6 +378,17 @@ private:
       loops[contraction.n] = at(n0, column);
       break;
     }
+    return loops;
+  }
+
+  /// `loops` (the batch loops, of extent 1, at 0) through `operand`'s
+  /// indexing map.
+  SmallVector<Value> mapToIndices(OpBuilder &b, Location loc, Operand operand,
+                                  SmallVector<Value> loops) const {
+    Value zero = constantIndex(b, loc, 0);
+    for (Value &loop : loops)
+      if (!loop)
+        loop = zero;
     AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
     SmallVector<Value> indices;
     for (AffineExpr result : map.getResults())
@@ -296,24 +398,33 @@ private:
 
   mutable linalg::LinalgOp op;
   MmaContraction contraction;
+  bool emulated;
 };
 
 /// The output corner (m0, n0) of instruction tile `tile`, the tiles
 /// numbered row-major.
 std::pair<Value, Value> getTileCorner(OpBuilder &b, Location loc, Value tile,
                                       const MmaContraction &contraction) {
-  Value tilesPerRow = constantIndex(b, loc, contraction.columns / MmaShape::kN);
+  Value tilesPerRow =
+      constantIndex(b, loc, llvm::divideCeil(contraction.columns, kMmaColumns));
   Value m0 = arith::MulIOp::create(
       b, loc, arith::DivUIOp::create(b, loc, tile, tilesPerRow),
-      constantIndex(b, loc, MmaShape::kM));
+      constantIndex(b, loc, kMmaRows));
   Value n0 = arith::MulIOp::create(
       b, loc, arith::RemUIOp::create(b, loc, tile, tilesPerRow),
-      constantIndex(b, loc, MmaShape::kN));
+      constantIndex(b, loc, kMmaColumns));
   return {m0, n0};
 }
 
+/// The reduction steps the instructions cover: the contraction's, rounded
+/// up to whole instructions (the operands read as zeros past the end).
+int64_t getStepsCovered(const MmaContraction &contraction) {
+  return llvm::alignTo(contraction.steps, getMmaSteps(contraction.kind));
+}
+
 int64_t getTileCount(const MmaContraction &contraction) {
-  return contraction.rows / MmaShape::kM * (contraction.columns / MmaShape::kN);
+  return llvm::divideCeil(contraction.rows, kMmaRows) *
+         llvm::divideCeil(contraction.columns, kMmaColumns);
 }
 
 //===----------------------------------------------------------------------===//
@@ -327,10 +438,12 @@ struct Slot {
   Value lane, index;
 };
 
-SmallVector<Value> getSlotIndices(OpBuilder &b, Location loc, Slot slot) {
-  Value two = constantIndex(b, loc, 2);
-  return {slot.lane, arith::DivUIOp::create(b, loc, slot.index, two),
-          arith::RemUIOp::create(b, loc, slot.index, two)};
+/// The buffer indices of `slot` in fragments of `elements` a register.
+SmallVector<Value> getSlotIndices(OpBuilder &b, Location loc, Slot slot,
+                                  int64_t elements) {
+  Value size = constantIndex(b, loc, elements);
+  return {slot.lane, arith::DivUIOp::create(b, loc, slot.index, size),
+          arith::RemUIOp::create(b, loc, slot.index, size)};
 }
 
 /// The PTX ISA's fragment layouts for mma.m16n8k16 with .f16/.bf16
@@ -347,8 +460,14 @@ SmallVector<Value> getSlotIndices(OpBuilder &b, Location loc, Slot slot) {
 ///   C (row, col): groupID = row mod 8, threadID_in_group = col / 2;
 ///                 c0, c1 row groupID, c2, c3 row groupID + 8; i mod 2 =
 ///                 col mod 2.
-Slot getSlot(OpBuilder &b, Location loc, Operand operand, Value row,
-             Value col) {
+/// And for mma.m16n8k8 with .tf32 multiplicands (C as above):
+///   A (row, col): groupID = row mod 8, threadID_in_group = col mod 4;
+///                 a0 (row groupID, col threadID_in_group), a1 row + 8,
+///                 a2 col + 4, a3 both.
+///   B (row, col): groupID = col, threadID_in_group = row mod 4; b0 the
+///                 rows below 4, b1 from 4.
+Slot getSlot(OpBuilder &b, Location loc, MmaKind kind, Operand operand,
+             Value row, Value col) {
   auto c = [&](int64_t value) { return constantIndex(b, loc, value); };
   auto mod = [&](Value x, int64_t y) {
     return arith::RemUIOp::create(b, loc, x, c(y)).getResult();
@@ -362,6 +481,11 @@ Slot getSlot(OpBuilder &b, Location loc, Operand operand, Value row,
   auto add = [&](Value x, Value y) {
     return arith::AddIOp::create(b, loc, x, y).getResult();
   };
+  if (kind == MmaKind::TF32 && operand == Operand::A)
+    return {add(mul(mod(row, 8), 4), mod(col, 4)),
+            add(div(row, 8), mul(div(col, 4), 2))};
+  if (kind == MmaKind::TF32 && operand == Operand::B)
+    return {add(mul(col, 4), mod(row, 4)), div(row, 4)};
   switch (operand) {
   case Operand::A: {
     Value lane = add(mul(mod(row, 8), 4), div(mod(col, 8), 2));
@@ -384,10 +508,11 @@ Slot getSlot(OpBuilder &b, Location loc, Operand operand, Value row,
 }
 
 /// D = A B + C on the emulated warp's fragment buffers (lanes x registers x
-/// elements): `a` of A, `bFragments` of B, `c` of C, which receives D. Each
-/// product is accumulated in float32, as the tensor cores do.
-void emulateMmaSync(OpBuilder &b, Location loc, Value a, Value bFragments,
-                    Value c) {
+/// elements) of a `kind` instruction: `a` of A, `bFragments` of B, `c` of
+/// C, which receives D. Each product is accumulated in float32, as the
+/// tensor cores do.
+void emulateMmaSync(OpBuilder &b, Location loc, MmaKind kind, Value a,
+                    Value bFragments, Value c) {
   auto loop = [&](int64_t extent, function_ref<void(Value)> body) {
     auto forOp = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
                                     constantIndex(b, loc, extent),
@@ -396,25 +521,35 @@ void emulateMmaSync(OpBuilder &b, Location loc, Value a, Value bFragments,
     b.setInsertionPointToStart(forOp.getBody());
     body(forOp.getInductionVar());
   };
+  auto elementsOf = [](Value buffer) {
+    return cast<MemRefType>(buffer.getType()).getDimSize(2);
+  };
   Type f32 = b.getF32Type();
-  loop(MmaShape::kM, [&](Value i) {
-    loop(MmaShape::kN, [&](Value j) {
-      SmallVector<Value> cIndices =
-          getSlotIndices(b, loc, getSlot(b, loc, Operand::C, i, j));
+  auto toF32 = [&](OpBuilder &nb, Location nloc, Value x) {
+    return x.getType() == f32 ? x : arith::ExtFOp::create(nb, nloc, f32, x);
+  };
+  loop(kMmaRows, [&](Value i) {
+    loop(kMmaColumns, [&](Value j) {
+      SmallVector<Value> cIndices = getSlotIndices(
+          b, loc, getSlot(b, loc, kind, Operand::C, i, j), elementsOf(c));
       Value init = memref::LoadOp::create(b, loc, c, cIndices);
       auto steps = scf::ForOp::create(
-          b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, MmaShape::kK),
-          constantIndex(b, loc, 1), ValueRange{init},
+          b, loc, constantIndex(b, loc, 0),
+          constantIndex(b, loc, getMmaSteps(kind)), constantIndex(b, loc, 1),
+          ValueRange{init},
           [&](OpBuilder &nb, Location nloc, Value k, ValueRange acc) {
             Value x = memref::LoadOp::create(
                 nb, nloc, a,
-                getSlotIndices(nb, nloc, getSlot(nb, nloc, Operand::A, i, k)));
+                getSlotIndices(nb, nloc,
+                               getSlot(nb, nloc, kind, Operand::A, i, k),
+                               elementsOf(a)));
             Value y = memref::LoadOp::create(
                 nb, nloc, bFragments,
-                getSlotIndices(nb, nloc, getSlot(nb, nloc, Operand::B, k, j)));
-            Value product = arith::MulFOp::create(
-                nb, nloc, arith::ExtFOp::create(nb, nloc, f32, x),
-                arith::ExtFOp::create(nb, nloc, f32, y));
+                getSlotIndices(nb, nloc,
+                               getSlot(nb, nloc, kind, Operand::B, k, j),
+                               elementsOf(bFragments)));
+            Value product = arith::MulFOp::create(nb, nloc, toF32(nb, nloc, x),
+                                                  toF32(nb, nloc, y));
             scf::YieldOp::create(
                 nb, nloc,
                 ValueRange{arith::AddFOp::create(nb, nloc, acc[0], product)});
@@ -510,16 +645,25 @@ void forEachLane(
 // Matching
 //===----------------------------------------------------------------------===//
 
-std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
+int64_t tfm::getMmaSteps(MmaKind kind) { return kind == MmaKind::F16 ? 16 : 8; }
+
+std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
+                                                       bool tf32) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
   Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
   Type bType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
   Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  // A float32 left operand is flash attention's P in a float16 model: it
-  // is rounded to float16 for the tensor cores, as FlashAttention does.
-  if (!(a.isF16() || a.isF32()) || !bType.isF16() || !c.isF32())
+  // A float32 left operand with a float16 right one is flash attention's
+  // P in a float16 model: it is rounded to float16 for the tensor cores, as
+  // FlashAttention does. Float32 products are TF32 ones, when asked for.
+  std::optional<MmaKind> kind;
+  if ((a.isF16() || a.isF32()) && bType.isF16() && c.isF32())
+    kind = MmaKind::F16;
+  else if (tf32 && a.isF32() && bType.isF32() && c.isF32())
+    kind = MmaKind::TF32;
+  if (!kind)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
@@ -533,16 +677,17 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
   for (AffineMap map : op.getIndexingMapsArray())
     if (!map.isProjectedPermutation(/*allowZeroInResults=*/false))
       return std::nullopt;
-  MmaContraction contraction{dims->m.front(),         dims->n.front(),
-                             dims->k.front(),         ranges[dims->m.front()],
-                             ranges[dims->n.front()], ranges[dims->k.front()]};
-  auto fits = [](int64_t extent, int64_t unit) {
-    return !ShapedType::isDynamic(extent) && extent > 0 && extent % unit == 0;
-  };
-  if (!fits(contraction.rows, MmaShape::kM) ||
-      !fits(contraction.columns, MmaShape::kN) ||
-      !fits(contraction.steps, MmaShape::kK))
-    return std::nullopt;
+  MmaContraction contraction{*kind,
+                             dims->m.front(),
+                             dims->n.front(),
+                             dims->k.front(),
+                             ranges[dims->m.front()],
+                             ranges[dims->n.front()],
+                             ranges[dims->k.front()]};
+  for (int64_t extent :
+       {contraction.rows, contraction.columns, contraction.steps})
+    if (ShapedType::isDynamic(extent) || extent <= 0)
+      return std::nullopt;
   return contraction;
 }
 
@@ -552,13 +697,13 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op) {
 
 // Warp w of the block computes instruction tiles w, w + warps, ...: for
 // each, its accumulator fragment is loaded, updated by one mma.sync per 16
-// steps of the reduction, and stored.
+// (8 with TF32) steps of the reduction, and stored.
 Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                             const MmaContraction &contraction, Value thread,
                             int64_t blockSize) {
   assert(blockSize % kWarpLanes == 0 && "a block of whole warps");
   Location loc = op.getLoc();
-  FragmentAccess access(op, contraction);
+  FragmentAccess access(op, contraction, /*emulated=*/false);
   Value warpSize = constantIndex(b, loc, kWarpLanes);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   LaneIds ids =
@@ -574,14 +719,16 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
   Value init = access.load(b, loc, Operand::C, ids, m0, n0, nullptr);
   auto steps = scf::ForOp::create(
       b, loc, constantIndex(b, loc, 0),
-      constantIndex(b, loc, contraction.steps),
-      constantIndex(b, loc, MmaShape::kK), ValueRange{init},
+      constantIndex(b, loc, getStepsCovered(contraction)),
+      constantIndex(b, loc, getMmaSteps(contraction.kind)), ValueRange{init},
       [&](OpBuilder &nb, Location nloc, Value k0, ValueRange acc) {
         Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
         Value bFragment = access.load(nb, nloc, Operand::B, ids, m0, n0, k0);
         Value d = nvgpu::MmaSyncOp::create(
             nb, nloc, a, bFragment, acc[0],
-            ArrayRef<int64_t>{MmaShape::kM, MmaShape::kN, MmaShape::kK});
+            ArrayRef<int64_t>{kMmaRows, kMmaColumns,
+                              getMmaSteps(contraction.kind)},
+            /*tf32Enabled=*/contraction.kind == MmaKind::TF32);
         scf::YieldOp::create(nb, nloc, ValueRange{d});
       });
   access.store(b, loc, steps.getResult(0), ids, m0, n0);
@@ -594,7 +741,7 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
 Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                                     const MmaContraction &contraction) {
   Location loc = op.getLoc();
-  FragmentAccess access(op, contraction);
+  FragmentAccess access(op, contraction, /*emulated=*/true);
   // The buffers are the one thread's: the emulation allocates them once
   // for all blocks (tfm-emulate-gpu-on-cpu hoists a launch's static
   // buffers), as a GPU thread has its registers.
@@ -636,9 +783,10 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                       access.load(nb, nloc, Operand::C, ids, m0, n0, nullptr),
                       cBuffer, lane);
       });
-  auto steps = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                                  constantIndex(b, loc, contraction.steps),
-                                  constantIndex(b, loc, MmaShape::kK));
+  auto steps =
+      scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                         constantIndex(b, loc, getStepsCovered(contraction)),
+                         constantIndex(b, loc, getMmaSteps(contraction.kind)));
   {
     OpBuilder::InsertionGuard stepGuard(b);
     b.setInsertionPointToStart(steps.getBody());
@@ -671,7 +819,7 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
       emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
                       matrixLoad->transpose, matrixLoad->tiles);
     }
-    emulateMmaSync(b, loc, aBuffer, bBuffer, cBuffer);
+    emulateMmaSync(b, loc, contraction.kind, aBuffer, bBuffer, cBuffer);
   }
   forEachLane(
       b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {

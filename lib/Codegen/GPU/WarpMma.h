@@ -22,25 +22,38 @@
 namespace mlir {
 namespace tfm {
 
-/// The shape of one warp-level tensor-core instruction, mma.sync.m16n8k16.
-struct MmaShape {
-  static constexpr int64_t kM = 16, kN = 8, kK = 16;
+/// The tensor-core instruction a contraction runs on.
+enum class MmaKind {
+  /// mma.sync.m16n8k16 with float16 operands.
+  F16,
+  /// mma.sync.m16n8k8 with TF32 operands: float32 rounded to 10 bits of
+  /// mantissa (to nearest, ties away from zero) as they are loaded.
+  TF32,
 };
+
+/// The instruction's output tile, 16 x 8, and its reduction steps: 16
+/// (float16) or 8 (TF32).
+constexpr int64_t kMmaRows = 16, kMmaColumns = 8;
+int64_t getMmaSteps(MmaKind kind);
 
 /// A contraction C[m, n] += A[m, k] * B[k, n] (any batch dimensions of
 /// extent 1, operands indexed in any order) that warps of tensor-core
-/// instructions compute: float16 operands, a float32 accumulator, static
-/// extents that are multiples of the instruction's. A may be float32 when
-/// B is float16: in tfm's graphs that is flash attention's P · V in a
-/// float16 model, whose probabilities P are rounded to float16 for the
-/// second product, as FlashAttention-2 does.
+/// instructions compute: float16 operands (F16) or, when asked for,
+/// float32 ones (TF32), a float32 accumulator, static extents (instruction
+/// tiles past an extent read zeros and store nothing there). A may be float32
+/// when B is float16: in tfm's graphs that is flash attention's P · V in a
+/// float16 model, whose probabilities P are rounded to float16 for the second
+/// product, as FlashAttention-2 does.
 struct MmaContraction {
+  MmaKind kind;
   unsigned m, n, k;
   int64_t rows, columns, steps;
 };
 
-/// `op` as an MmaContraction, if it is one.
-std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op);
+/// `op` as an MmaContraction, if it is one; a float32 product only with
+/// `tf32`.
+std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op,
+                                                  bool tf32);
 
 /// Emits, at `b`'s insertion point inside a block of `blockSize` threads
 /// (a multiple of 32) whose id is `thread`, the code with which the

@@ -1,6 +1,8 @@
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true}),canonicalize,cse)" --split-input-file | FileCheck %s
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true emulate-warps=true block-size=1}),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=EMULATED
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=OFF
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true tf32=true}),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=TF32
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true tf32=true emulate-warps=true block-size=1}),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=TF32-EMULATED
 
 // A block tile's float16 product with a float32 accumulator, 32 x 32 x 96:
 // 2 x 4 instruction tiles of 16 x 8, shared by the block's 4 warps (warp
@@ -162,18 +164,77 @@ func.func @shared_operands(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: mem
 
 // -----
 
+// Extents that the instruction tiles do not cover exactly (17 rows, 12
+// columns, 24 steps): two tiles down, two across, two instructions of 16
+// steps; an element past an extent is read at the last one and replaced by
+// zero, and is not stored. An operand whose tiles are not whole is loaded
+// element by element, even from shared memory (A here), not by ldmatrix.
+
+// CHECK-LABEL: func.func @partial_tiles(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
+// CHECK:           arith.cmpi ult, %{{.*}}, %c17
+// CHECK:           %[[CLAMPED:.*]] = arith.minui %{{.*}}, %c16
+// CHECK:           %[[V:.*]] = memref.load %{{.*}}[%[[CLAMPED]], %{{.*}}]
+// CHECK:           arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args
+// CHECK-NOT:         nvgpu.ldmatrix
+// CHECK:             nvgpu.mma.sync
+// CHECK:           scf.if %{{.*}} {
+// CHECK-NEXT:        memref.store
+func.func @partial_tiles(%a: memref<17x24xf16>, %b: memref<24x12xf16>, %c: memref<17x12xf32>) {
+  scf.forall (%i) in (1) {
+    %ta = memref.alloc() : memref<17x24xf16>
+    memref.copy %a, %ta : memref<17x24xf16> to memref<17x24xf16>
+    linalg.matmul ins(%ta, %b : memref<17x24xf16>, memref<24x12xf16>) outs(%c : memref<17x12xf32>)
+  }
+  return
+}
+
+// -----
+
 // What the tensor cores do not take stays a loop over the threads: float32
-// operands (no TF32 unless asked), a reduction that 16 does not divide,
-// a product outside a block tile.
+// operands (TF32 only when asked for, below), a product outside a block
+// tile, dynamic extents.
 
 // CHECK-LABEL: func.func @not_on_tensor_cores(
 // CHECK-NOT:     nvgpu
 // CHECK:         return
-func.func @not_on_tensor_cores(%a32: memref<32x32xf32>, %b32: memref<32x32xf32>, %a: memref<32x24xf16>, %b: memref<24x32xf16>, %a16: memref<32x32xf16>, %c: memref<32x32xf32>) {
+func.func @not_on_tensor_cores(%a32: memref<32x32xf32>, %b32: memref<32x32xf32>, %a16: memref<32x32xf16>, %dynamic: memref<?x32xf16>, %c: memref<32x32xf32>, %cd: memref<?x32xf32>) {
   scf.forall (%i) in (1) {
     linalg.matmul ins(%a32, %b32 : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
-    linalg.matmul ins(%a, %b : memref<32x24xf16>, memref<24x32xf16>) outs(%c : memref<32x32xf32>)
+    linalg.matmul ins(%dynamic, %a16 : memref<?x32xf16>, memref<32x32xf16>) outs(%cd : memref<?x32xf32>)
   }
   linalg.matmul ins(%a16, %a16 : memref<32x32xf16>, memref<32x32xf16>) outs(%c : memref<32x32xf32>)
+  return
+}
+
+// -----
+
+// With tf32, a float32 product runs on mma.sync m16n8k8: the operands'
+// elements rounded to TF32 (cvt.rna.tf32.f32) as they are loaded, one per
+// register, eight steps an instruction.
+
+// TF32-LABEL: func.func @tf32(
+// TF32:         scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args(%{{.*}}) -> (vector<2x2xf32>) {
+// TF32:           %[[X:.*]] = memref.load {{.*}} : memref<32x32xf32>
+// TF32:           %[[R:.*]] = nvvm.convert.float.to.tf32 %[[X]] {rnd = #nvvm.fp_rnd_mode<rna>}
+// TF32:           arith.bitcast %[[R]] : i32 to f32
+// TF32:           %[[A:.*]] = vector.from_elements {{.*}} : vector<4x1xf32>
+// TF32:           %[[B:.*]] = vector.from_elements {{.*}} : vector<2x1xf32>
+// TF32:           nvgpu.mma.sync(%[[A]], %[[B]], %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+
+// Emulated, the rounding is to nearest with ties away from zero on the
+// bits: add half of TF32's last place (0x1000), clear the 13 bits below.
+
+// TF32-EMULATED-LABEL: func.func @tf32(
+// TF32-EMULATED:         %[[RAW:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// TF32-EMULATED:         %[[UP:.*]] = arith.addi %[[RAW]], %c4096_i32
+// TF32-EMULATED:         %[[CUT:.*]] = arith.andi %[[UP]], %c-8192_i32
+// TF32-EMULATED:         arith.bitcast %[[CUT]] : i32 to f32
+// TF32-EMULATED-NOT:     nvvm
+func.func @tf32(%a: memref<32x32xf32>, %b: memref<32x32xf32>, %c: memref<32x32xf32>) {
+  scf.forall (%i) in (1) {
+    linalg.matmul ins(%a, %b : memref<32x32xf32>, memref<32x32xf32>) outs(%c : memref<32x32xf32>)
+  }
   return
 }

@@ -43,6 +43,8 @@
 // TCCPU: error: --gpu-tensor-cores needs --target=nvptx
 // RUN: not tfm-compile %s --target=nvptx --gpu-arch=sm_75 --gpu-tensor-cores -o %t 2>&1 | FileCheck %s --check-prefix=TC75
 // TC75: error: --gpu-tensor-cores needs --gpu-arch=sm_80 or newer (mma.sync m16n8k16), not sm_75
+// RUN: not tfm-compile %s --target=nvptx --gpu-tf32 -o %t 2>&1 | FileCheck %s --check-prefix=TF32
+// TF32: error: --gpu-tf32 needs --gpu-tensor-cores
 // RUN: not tfm-compile %s --target=nvptx --gpu-format=sass -o %t 2>&1 | FileCheck %s --check-prefix=FORMAT
 // FORMAT: tfm-compile: for the --gpu-format option: Cannot find option named 'sass'!
 // RUN: not tfm-compile %s --target=nvptx --emit=mlir --stage=vector 2>&1 | FileCheck %s --check-prefix=STAGE

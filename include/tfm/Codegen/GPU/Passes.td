@@ -59,7 +59,8 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       x 8 x 16 runs on the tensor cores instead: each warp takes 16 x 8
       output tiles in turn, keeps the tile's accumulator fragment in
       registers and updates it with one `nvgpu.mma.sync` per 16 steps of
-      the reduction (lib/Codegen/GPU/WarpMma.cpp). With `emulate-warps`
+      the reduction (lib/Codegen/GPU/WarpMma.cpp); with `tf32`, float32
+      contractions too, as TF32 (m16n8k8). With `emulate-warps`
       (for `block-size=1`) the same loops run the warp's 32 lanes one after
       another and compute each instruction on the CPU from the PTX ISA's
       fragment layouts, so a misplaced fragment element fails a numerics
@@ -79,6 +80,10 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
            "Compute the float16 contractions of block tiles (float32 "
            "accumulators, extents multiples of 16 x 8 x 16) on tensor "
            "cores, nvgpu.mma.sync m16n8k16, warp by warp (sm_80 and up)">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "With tensor-cores, also compute float32 contractions on tensor "
+           "cores, as TF32 (mma.sync m16n8k8; operands rounded to 10 bits "
+           "of mantissa)">,
     Option<"emulateWarps", "emulate-warps", "bool", /*default=*/"false",
            "With tensor-cores and block-size=1, emit the tensor-core "
            "products for the CPU emulation: the one warp's lanes looped "
@@ -89,6 +94,7 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
     "::mlir::arith::ArithDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect",

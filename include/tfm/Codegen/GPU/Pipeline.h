@@ -112,6 +112,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       llvm::cl::desc("Float16 contractions of block tiles on tensor cores "
                      "(nvgpu.mma.sync, sm_80 and up; not yet run on a GPU)"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> tf32{
+      *this, "tf32",
+      llvm::cl::desc("With tensor-cores, float32 contractions too, as TF32 "
+                     "(10 bits of mantissa)"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> emulate{
       *this, "emulate",
       llvm::cl::desc("Map with one thread per block, then run the launches "
