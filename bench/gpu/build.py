@@ -7,8 +7,10 @@ runs (see its header for the options and the environment).
 Each case is bench/attention.py's "tfm fused" graph, one tfm.attention on
 [batch*heads, S, d] tensors of float32 or float16, written to
 OUT_DIR/NAME.mlir and compiled to OUT_DIR/NAME with
-`tfm-compile --target=nvptx --gpu-arch=ARCH`; OUT_DIR/manifest.json lists
-the cases for bench/gpu/run.py.
+`tfm-compile --target=nvptx --gpu-arch=ARCH`; the float16 cases a second
+time with `--gpu-tensor-cores` (path "mma": both products on mma.sync),
+the others being path "threads". OUT_DIR/manifest.json lists the cases
+for bench/gpu/run.py.
 
 Before them, the example models (examples/*.mlir: encoder_block,
 decoder_block, transformer_encoder, vit) are compiled the same way into
@@ -63,11 +65,15 @@ def main(argv):
 
     build_models(compiler, flags, os.path.join(args.out, "models"))
     cases = []
-    for dtype in ("f32", "f16"):
+    # (dtype, path, extra flags): the float16 cases also on tensor cores.
+    variants = [("f32", "threads", []), ("f16", "threads", []),
+                ("f16", "mma", ["--gpu-tensor-cores"])]
+    for dtype, path, extra in variants:
         for s in sizes:
             for d in (64, 128):
                 for causal in (False, True):
-                    name = (f"attention_{dtype}_s{s}_d{d}_"
+                    name = (f"attention_{dtype}"
+                            f"{'_mma' if path == 'mma' else ''}_s{s}_d{d}_"
                             f"{'causal' if causal else 'full'}")
                     graph = runner.write_text(
                         os.path.join(args.out, name + ".mlir"),
@@ -78,11 +84,12 @@ def main(argv):
                     try:
                         runner.compile_graph(compiler, graph,
                                              os.path.join(args.out, name),
-                                             flags)
+                                             flags + extra)
                     except runner.ToolError as e:
                         sys.exit(f"error: {e}")
-                    cases.append({"name": name, "dtype": dtype, "bh": heads,
-                                  "s": s, "d": d, "causal": causal})
+                    cases.append({"name": name, "dtype": dtype, "path": path,
+                                  "bh": heads, "s": s, "d": d,
+                                  "causal": causal})
                     print(f"built {name}", flush=True)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:
         json.dump(cases, f, indent=1)

@@ -5,7 +5,8 @@
                      [--markdown FILE] [--json FILE]
 
 BIN_DIR (default bench/gpu/out) holds what bench/gpu/build.sh made: one
-executable per case of fused attention on [batch*heads, S, d] and
+executable per case of fused attention on [batch*heads, S, d] (float16 on
+the threads' loops and on tensor cores, the "path" column) and
 manifest.json. Needs python3 with NumPy; PyTorch with CUDA, where present,
 is the peer.
 
@@ -199,8 +200,9 @@ def main(argv):
     args = parser.parse_args(argv)
 
     with open(os.path.join(args.bin_dir, "manifest.json")) as f:
-        cases = sorted(json.load(f), key=lambda c: (c["s"], c["d"],
-                                                    c["dtype"], c["causal"]))
+        cases = sorted(json.load(f), key=lambda c: (
+            c["s"], c["d"], c["dtype"], c.get("path", "threads"),
+            c["causal"]))
     torch, no_torch = load_torch()
     if no_torch:
         print("note: no PyTorch peer: " + no_torch)
@@ -259,16 +261,17 @@ def main(argv):
                             fmt(row.get("torch_ms"), ".3f"),
                             fmt(row.get("error"), ".2e")), flush=True)
 
-    lines = ["| dtype | S | d | causal | tfm end-to-end ms | tfm kernels ms "
-             "| tfm TFLOP/s | torch ms | torch TFLOP/s | torch / tfm "
-             "| max rel. error |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| dtype | path | S | d | causal | tfm end-to-end ms "
+             "| tfm kernels ms | tfm TFLOP/s | torch ms | torch TFLOP/s "
+             "| torch / tfm | max rel. error |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         kernel = row.get("kernel_ms") or row["tfm_ms"]
         torch_ms = row.get("torch_ms")
-        lines.append("| %s | %d | %d | %s | %.3f | %s | %.2f | %s | %s | %s "
-                     "| %s%s |" % (
-                         row["dtype"], row["s"], row["d"],
+        lines.append("| %s | %s | %d | %d | %s | %.3f | %s | %.2f | %s | %s "
+                     "| %s | %s%s |" % (
+                         row["dtype"], row.get("path", "threads"), row["s"],
+                         row["d"],
                          "on" if row["causal"] else "off", row["tfm_ms"],
                          fmt(row.get("kernel_ms"), ".3f"),
                          flops(row) / kernel / 1e9, fmt(torch_ms, ".3f"),

@@ -9,7 +9,8 @@
 //   (query tiles)             are spread over the threads between barriers
 //                             and block-local buffers live in shared memory
 //   (a contraction there      with tensor-cores, warps of mma.sync
-//   that tensor cores fit)    (WarpMma.h)
+//   that tensor cores fit)    (WarpMma.h), its staged operands copied
+//                             by cp.async (AsyncCopy.h)
 //   top-level scf.parallel    one thread per iteration
 //   other memory writes       one thread
 //
@@ -23,6 +24,7 @@
 
 #include "tfm/Codegen/GPU/Passes.h"
 
+#include "AsyncCopy.h"
 #include "SharedMemory.h"
 #include "WarpMma.h"
 
@@ -137,11 +139,6 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
   return launch;
 }
 
-
-
-
-
-
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -153,6 +150,7 @@ struct TfmMapToGpuPass : tfm::impl::TfmMapToGpuBase<TfmMapToGpuPass> {
 private:
   LogicalResult lowerLinalgToLoops(func::FuncOp func);
   bool runsOnTensorCores(linalg::LinalgOp op) const;
+  int64_t getAsyncStaging(linalg::CopyOp copy) const;
   LogicalResult mapTopLevelOp(Operation *op);
   void mapParallelLoop(scf::ParallelOp loop);
   void mapSequentialOp(Operation *op);
@@ -213,8 +211,12 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
     if (!op.hasPureBufferSemantics())
       return op.emitOpError("cannot be mapped to the GPU before "
                             "bufferization");
-    // Left whole for distributeOverThreads, which emits the warps' code.
+    // Left whole for distributeOverThreads, which emits the warps' code
+    // and the asynchronous copies.
     if (runsOnTensorCores(op))
+      continue;
+    if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation());
+        copy && getAsyncStaging(copy))
       continue;
     // An op without parallel dimensions (a full reduction, a 0-d fill)
     // lowers to sequential loads and stores: one thread runs them.
@@ -246,6 +248,21 @@ bool TfmMapToGpuPass::runsOnTensorCores(linalg::LinalgOp op) const {
   if (emulateWarps ? blockSize != 1 : blockSize % 32 != 0)
     return false;
   return matchMmaContraction(op, tf32).has_value();
+}
+
+/// The elements each cp.async of `copy` moves if it stages an operand in
+/// a block buffer (shared memory) asynchronously, else 0. Asynchronous
+/// copies come with the tensor cores (both sm_80 and up).
+int64_t TfmMapToGpuPass::getAsyncStaging(linalg::CopyOp copy) const {
+  if (!tensorCores || (emulateWarps && blockSize != 1))
+    return 0;
+  auto forall = copy->getParentOfType<scf::ForallOp>();
+  if (!forall)
+    return 0;
+  Operation *target = getRootBuffer(copy.getOutputs()[0]).getDefiningOp();
+  if (!target || !llvm::is_contained(getBlockBuffers(forall), target))
+    return 0;
+  return getAsyncCopyElements(copy);
 }
 
 LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
@@ -458,6 +475,15 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
                     delinearize(b, loc, space, strided.getInductionVar()));
       loop.erase();
       barrierAround(b, strided, loc);
+      continue;
+    }
+    if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
+      // Only the copies staged asynchronously are still linalg ops.
+      Operation *staging =
+          emitAsyncCopy(b, copy, getAsyncCopyElements(copy), thread, blockSize,
+                        /*emulated=*/emulateWarps);
+      op->erase();
+      barrierAround(b, staging, loc);
       continue;
     }
     if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {

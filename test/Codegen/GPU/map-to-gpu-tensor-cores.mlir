@@ -132,15 +132,34 @@ func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: 
 // -----
 
 // Both operands staged in shared memory, as tfm-gpu-promote-operands
-// leaves a linear layer's tile: A by ldmatrix of four matrices, lane l
-// pointing at row m0 + l mod 8 + 8 ((l / 8) mod 2), step k + 8 (l / 16);
-// B, whose rows run along the columns, by ldmatrix of two matrices
-// transposed, lane l pointing at step k + l mod 16 of column n0.
+// leaves a linear layer's tile. The staging copies are cp.async of 16
+// bytes (8 halves) a thread at a time, committed and waited for, when the
+// source's offset is a multiple of 8 elements (else element by element).
+// A is loaded by ldmatrix of four matrices, lane l pointing at row
+// m0 + l mod 8 + 8 ((l / 8) mod 2), step k + 8 (l / 16); B, whose rows run
+// along the columns, by ldmatrix of two matrices transposed, lane l
+// pointing at step k + l mod 16 of column n0.
 
 // CHECK-LABEL: func.func @shared_operands(
 // CHECK:         gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
 // CHECK:         %[[SA:.*]] = memref.view {{.*}} to memref<32x64xf16, #gpu.address_space<workgroup>>
 // CHECK:         %[[SB:.*]] = memref.view {{.*}} to memref<64x32xf16, #gpu.address_space<workgroup>>
+// CHECK:         %[[TILE:.*]] = memref.subview %arg0
+// CHECK:         %{{.*}}, %[[OFFSET:.*]], %{{.*}}, %{{.*}} = memref.extract_strided_metadata %[[TILE]]
+// CHECK:         %[[MIS:.*]] = arith.remui %[[OFFSET]], %c8
+// CHECK:         %[[ALIGNED:.*]] = arith.cmpi eq, %[[MIS]], %c0
+// CHECK:         scf.if %[[ALIGNED]] {
+// CHECK:           scf.for %[[CHUNK:.*]] = %[[T]] to %c256 step %c128 {
+// CHECK:             %[[FIRST:.*]] = arith.muli %[[CHUNK]], %c8
+// CHECK:             %[[COL:.*]] = arith.remui %[[FIRST]], %c64
+// CHECK:             %[[ROW:.*]] = arith.divui %[[FIRST]], %c64
+// CHECK:             nvgpu.device_async_copy %[[TILE]][%[[ROW]], %[[COL]]], %[[SA]][%[[ROW]], %[[COL]]], 8
+// CHECK:           %[[GROUP:.*]] = nvgpu.device_async_create_group
+// CHECK:           nvgpu.device_async_wait %[[GROUP]] {numGroups = 0 : i32}
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} = %[[T]] to %c2048 step %c128 {
+// CHECK:         gpu.barrier
+// CHECK:         nvgpu.device_async_copy {{.*}}, %[[SB]][{{.*}}], 8
 // CHECK:         %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK:         scf.for %[[K:.*]] = %c0 to %c64 step %c16 iter_args
 // CHECK:           %[[A:.*]] = nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>

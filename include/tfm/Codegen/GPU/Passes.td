@@ -60,7 +60,10 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       output tiles in turn, keeps the tile's accumulator fragment in
       registers and updates it with one `nvgpu.mma.sync` per 16 steps of
       the reduction (lib/Codegen/GPU/WarpMma.cpp); with `tf32`, float32
-      contractions too, as TF32 (m16n8k8). With `emulate-warps`
+      contractions too, as TF32 (m16n8k8). The copies that stage a tile's
+      operands in shared memory become `nvgpu.device_async_copy`
+      (cp.async) of up to 16 bytes a thread, committed and waited for
+      before the barrier (lib/Codegen/GPU/AsyncCopy.cpp). With `emulate-warps`
       (for `block-size=1`) the same loops run the warp's 32 lanes one after
       another and compute each instruction on the CPU from the PTX ISA's
       fragment layouts, so a misplaced fragment element fails a numerics

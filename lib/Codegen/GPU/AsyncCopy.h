@@ -1,0 +1,40 @@
+//===- AsyncCopy.h - Staging a block's operands with cp.async ---*- C++ -*-===//
+//
+// What `tfm-map-to-gpu{tensor-cores}` emits for a copy into a block buffer
+// (an operand that tfm-gpu-promote-operands staged in shared memory): the
+// block's threads issue `nvgpu.device_async_copy` (cp.async, sm_80 and up)
+// of 4 to 16 bytes each, commit them as a group and wait for it, instead of
+// loading and storing element by element. In the CPU emulation the same
+// chunks are copied element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TFM_LIB_CODEGEN_GPU_ASYNCCOPY_H
+#define TFM_LIB_CODEGEN_GPU_ASYNCCOPY_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir {
+namespace tfm {
+
+/// The elements each cp.async of `copy` moves (16, 8 or 4 bytes' worth,
+/// the most that the shapes and the source's strides allow), or 0 if
+/// `copy` cannot be staged asynchronously: static shapes, a source whose
+/// innermost dimension is contiguous, a 16- or 32-bit element type.
+int64_t getAsyncCopyElements(linalg::CopyOp copy);
+
+/// Emits, at `b`'s insertion point inside a block of `blockSize` threads
+/// whose id is `thread`, the staging of `copy` (whose target is a view of
+/// shared memory, cast to the generic address space): each thread's
+/// cp.async of `elements` elements, then a commit and a wait for them,
+/// when the source's offset is aligned to `elements`; the element-wise
+/// copy otherwise. With `emulated`, plain loads and stores in place of
+/// cp.async (for the CPU emulation). Returns the emitted op; `copy` is
+/// left for the caller to erase.
+Operation *emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy, int64_t elements,
+                         Value thread, int64_t blockSize, bool emulated);
+
+} // namespace tfm
+} // namespace mlir
+
+#endif // TFM_LIB_CODEGEN_GPU_ASYNCCOPY_H
