@@ -28,6 +28,8 @@ const char *tfm::runtime::dtypeName(DType type) {
     return "int64";
   case DType::B1:
     return "bool";
+  case DType::BF16:
+    return "bfloat16 (as uint16)";
   }
   return "?";
 }
@@ -37,6 +39,7 @@ size_t tfm::runtime::dtypeSize(DType type) {
   case DType::B1:
     return 1;
   case DType::F16:
+  case DType::BF16:
     return 2;
   case DType::F32:
   case DType::I32:
@@ -61,6 +64,8 @@ bool tfm::runtime::parseDTypeName(const std::string &name, DType &type) {
     type = DType::I64;
   else if (name == "b1")
     type = DType::B1;
+  else if (name == "bf16")
+    type = DType::BF16;
   else
     return false;
   return true;
@@ -95,6 +100,8 @@ static const char *dtypeDescr(DType type) {
     return "<i8";
   case DType::B1:
     return "|b1";
+  case DType::BF16:
+    return "<u2";
   }
   return "?";
 }
@@ -113,6 +120,8 @@ static bool parseDescr(const std::string &descr, DType &type) {
     type = DType::I64;
   else if (descr == "|b1")
     type = DType::B1;
+  else if (descr == "<u2")
+    type = DType::BF16;
   else
     return false;
   return true;
@@ -279,7 +288,7 @@ static bool readNpyFile(const std::string &path, Array &array,
   if (!parseDescr(descr, array.dtype)) {
     error = "'" + path + "' holds elements of type '" + descr +
             "', which tfm does not read (little-endian float32, float16, "
-            "int32 or int64, or bool)";
+            "float64, int32 or int64, bool, or uint16 for bfloat16)";
     return false;
   }
   if (fortran.compare(0, 4, "True") == 0) {

@@ -1,8 +1,9 @@
 //===- Npy.h - Reading and writing NumPy .npy files -------------*- C++ -*-===//
 //
 // The .npy subset that tfm binaries exchange: little-endian float32,
-// float16, float64, int32 and int64 arrays and bool arrays (one byte an
-// element) in C order, format versions 1 to 3.
+// float16, float64, int32 and int64 arrays, bool arrays (one byte an
+// element) and bfloat16 arrays as uint16 (the top half of each float32's
+// bits: NumPy has no bfloat16) in C order, format versions 1 to 3.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +18,7 @@ namespace tfm {
 namespace runtime {
 
 /// Element types that cross the boundary of a compiled model.
-enum class DType { F32, F16, F64, I32, I64, B1 };
+enum class DType { F32, F16, F64, I32, I64, B1, BF16 };
 
 /// The name NumPy users know the type by, e.g. "float32".
 const char *dtypeName(DType type);
@@ -26,7 +27,7 @@ const char *dtypeName(DType type);
 size_t dtypeSize(DType type);
 
 /// Parses the names used in tfm signatures ("f32", "f16", "f64", "i32",
-/// "i64", "b1").
+/// "i64", "b1", "bf16").
 bool parseDTypeName(const std::string &name, DType &type);
 
 /// An n-dimensional array in C order.

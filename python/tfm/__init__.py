@@ -45,9 +45,11 @@ __all__ = ["CompileError", "KvState", "Model", "Signature", "TensorSpec",
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
-# The signature's dtypes as NumPy's.
+# The signature's dtypes as NumPy's; bfloat16 crosses as uint16 arrays of
+# its bits (NumPy has no bfloat16).
 _DTYPES = {"f32": np.float32, "f16": np.float16, "f64": np.float64,
-           "i32": np.int32, "i64": np.int64, "b1": np.bool_}
+           "i32": np.int32, "i64": np.int64, "b1": np.bool_,
+           "bf16": np.uint16}
 
 
 class CompileError(RuntimeError):
@@ -120,16 +122,24 @@ def _dlopen(library):
 
 class TensorSpec:
     """An input or output: its name, NumPy dtype and shape, each dimension
-    an int or the name of a dynamic size."""
+    an int or the name of a dynamic size; `element` is the model's element
+    type ("bf16" for bfloat16, which crosses as uint16)."""
 
-    def __init__(self, name, dtype, shape):
+    def __init__(self, name, dtype, shape, element=None):
         self.name, self.dtype, self.shape = name, dtype, shape
+        self.element = element
 
     def shape_text(self):
         return "[" + ", ".join(str(d) for d in self.shape) + "]"
 
+    def dtype_text(self):
+        """The element type as the executables name it."""
+        if self.element == "bf16":
+            return "bfloat16 (as uint16)"
+        return np.dtype(self.dtype).name
+
     def __repr__(self):
-        return f"{self.name}: {np.dtype(self.dtype).name} {self.shape_text()}"
+        return f"{self.name}: {self.dtype_text()} {self.shape_text()}"
 
 
 class Signature:
@@ -179,7 +189,7 @@ class Signature:
                 int(d) if d.isdigit() else d for d in dims.split(separator)]
             if any(isinstance(d, str) and d not in self.dims for d in shape):
                 raise malformed
-            spec = TensorSpec(name, _DTYPES[dtype], shape)
+            spec = TensorSpec(name, _DTYPES[dtype], shape, dtype)
             # `kv_cache` / `kv_position` after an input of a model compiled
             # with --kv-cache; an attention's location after `attn`.
             spec.role = fields[4] if kind == "in" and len(fields) > 4 else None
@@ -229,7 +239,7 @@ class Model:
         sizes = {}
         for i, (spec, array) in enumerate(zip(sig.inputs, arrays)):
             what = f"input {i} ({spec.name})"
-            expected = f"{np.dtype(spec.dtype).name} {spec.shape_text()}"
+            expected = f"{spec.dtype_text()} {spec.shape_text()}"
             if array.dtype != spec.dtype or array.ndim != len(spec.shape):
                 raise ValueError(f"{what}: expected {expected}, found "
                                  f"{array.dtype} {list(array.shape)}")

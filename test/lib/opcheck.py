@@ -16,8 +16,9 @@ ref the float64 answer of tfm_tools.reference on the same float32 inputs. It
 exits with 1 when E > T or the output's shape differs, and with 2 when
 compiling or running fails.
 
-`--dtype float16` makes the graph's floating-point inputs and its result
-float16: the random inputs are rounded to float16 first, so the reference
+`--dtype float16` (or `bfloat16`) makes the graph's floating-point inputs
+and its result float16 (bfloat16, which crosses as uint16 arrays of its
+bits): the random inputs are rounded to that type first, so the reference
 sees exactly the values the graph does.
 """
 
@@ -83,8 +84,36 @@ class Params:
 
 
 # The floating-point element type of the graphs' inputs and results
-# (--dtype).
-FLOAT = np.float32
+# (--dtype): "float32", "float16" or "bfloat16".
+FLOAT = "float32"
+
+
+def bfloat16_bits(x):
+    """The bfloat16 nearest to each element of float32 X (ties to even), as
+    the uint16 of its bits."""
+    bits = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def from_bfloat16_bits(bits):
+    return (np.asarray(bits).astype(np.uint32) << 16).view(np.float32)
+
+
+def to_float_type(x):
+    """Float32 X as the graphs exchange FLOAT: float16, the bits of bfloat16
+    as uint16, or float32."""
+    if FLOAT == "bfloat16":
+        return bfloat16_bits(x)
+    return np.asarray(x).astype(FLOAT)
+
+
+def from_float_type(x):
+    """What the graph returned, as float32 values."""
+    return from_bfloat16_bits(x) if FLOAT == "bfloat16" else x
+
+
+def float_element():
+    return {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}[FLOAT]
 
 
 class Case:
@@ -112,13 +141,17 @@ class Case:
         for no array (an optional operand left out)."""
         if array is None:
             return None
+        element = None
         if np.asarray(array).dtype == np.float32:
-            array = np.asarray(array).astype(FLOAT)
+            array, element = to_float_type(array), float_element()
         if name in self.bound:
+            if element == "bf16":
+                raise SystemExit("error: --bind with --dtype bfloat16")
             self.weights[name] = array
             return self.main.weight(name, graph.type_of(array))
         self.args.append((name, array))
-        return self.main.input(name, graph.type_of(array))
+        return self.main.input(name, graph.tensor(np.shape(array), element)
+                               if element else graph.type_of(array))
 
     def args_of(self, *pairs):
         """arg() of each (name, array) that has an array, as a list."""
@@ -134,7 +167,7 @@ class Case:
         if self._text is None:
             result = self.main.op(
                 result=graph.tensor(self.expected.shape,
-                                    graph.element_type(FLOAT)),
+                                    float_element()),
                 name="result", **self._op)
             self.main.ret(result, names="result")
             self._text = self.main.text()
@@ -148,8 +181,8 @@ class Case:
 
 def randn(rng, *shape, scale=1.0):
     """Normal samples as float32, each a FLOAT value."""
-    x = (rng.standard_normal(shape) * scale).astype(FLOAT)
-    return x.astype(np.float32)
+    x = (rng.standard_normal(shape) * scale).astype(np.float32)
+    return np.asarray(from_float_type(to_float_type(x)), np.float32)
 
 
 def valid_lens(rng, shape, high, dtype):
@@ -574,7 +607,12 @@ def check(case, compiler, work, tolerance, flags=()):
     with runner.exit_on_failure():
         runner.compile_graph(compiler, graph, exe, flags, weights)
         runner.run_model(exe, inputs, [out])
-    if compare.check(np.load(out), case.expected, tolerance, dtype=FLOAT):
+    result = np.load(out)
+    stored = np.uint16 if FLOAT == "bfloat16" else np.dtype(FLOAT)
+    if result.dtype != stored:
+        print(f"error: result is {result.dtype}, expected {np.dtype(stored)}")
+        return False
+    if compare.check(from_float_type(result), case.expected, tolerance):
         return True
     print(f"graph in {graph}")
     return False
@@ -593,7 +631,7 @@ def main():
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=compare.TOLERANCE)
-    parser.add_argument("--dtype", choices=("float32", "float16"),
+    parser.add_argument("--dtype", choices=("float32", "float16", "bfloat16"),
                         default="float32",
                         help="the element type of the floating-point inputs "
                         "and of the result")
@@ -610,7 +648,7 @@ def main():
             print(f"{name}: {' '.join(f.__doc__.split())}")
         return 0
     global FLOAT
-    FLOAT = np.dtype(args.dtype).type
+    FLOAT = args.dtype
     params = Params(args.params)
     Case.bound = frozenset(n for n in args.bind.split(",") if n)
     case = OPS[args.op](params, np.random.default_rng(args.seed))

@@ -118,6 +118,10 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
   pm.addPass(createTfmApproximateMath());
   pm.addPass(createTfmExpandShapeToReinterpretCast());
   OpPassManager &vectors = pm.nest<func::FuncOp>();
+  // bfloat16 widens and narrows as integer operations on its bits, so that
+  // LLVM's x86 back end sees no vector operations on `bfloat`, whose type
+  // legalization aborts on some of them (a shuffle of <9 x bfloat>).
+  vectors.addPass(createTfmBf16AsBits());
   vectors.addPass(memref::createExpandStridedMetadataPass());
   vectors.addPass(createLowerAffinePass());
   // Register-tile contractions become one broadcast FMA per row and

@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -70,20 +71,22 @@ LaneIds getLaneIds(OpBuilder &b, Location loc, Value lane) {
 
 /// The shape of a lane's fragment of `operand`: registers x elements, as
 /// nvgpu.mma.sync types them: with float16, A vector<4x2xf16>, B
-/// vector<2x2xf16>; with TF32, A vector<4x1xf32>, B vector<2x1xf32>; C
-/// vector<2x2xf32>.
+/// vector<2x2xf16> (bfloat16 alike); with TF32, A vector<4x1xf32>, B
+/// vector<2x1xf32>; C vector<2x2xf32>.
 VectorType getFragmentType(MmaKind kind, Operand operand, MLIRContext *ctx) {
   Builder b(ctx);
   if (operand == Operand::C)
     return VectorType::get({2, 2}, b.getF32Type());
-  int64_t elements = kind == MmaKind::F16 ? 2 : 1;
-  Type type = kind == MmaKind::F16 ? Type(b.getF16Type()) : b.getF32Type();
+  int64_t elements = kind == MmaKind::TF32 ? 1 : 2;
+  Type type = kind == MmaKind::F16    ? Type(b.getF16Type())
+              : kind == MmaKind::BF16 ? Type(b.getBF16Type())
+                                      : Type(b.getF32Type());
   return VectorType::get({operand == Operand::A ? 4 : 2, elements}, type);
 }
 
 /// Where element `e` of register `r` of a lane's fragment of `operand`
 /// lies in the instruction's tile (A: 16 x k, B: k x 8, C: 16 x 8), as
-/// (row, column). With float16 (k = 16):
+/// (row, column). With float16 or bfloat16 (k = 16):
 ///   A  (g + 8 (r mod 2), 2t + e + 8 (r div 2))
 ///   B  (2t + e + 8r, g)
 /// with TF32 (k = 8, one element a register):
@@ -96,7 +99,7 @@ std::pair<Value, Value> getFragmentElement(OpBuilder &b, Location loc,
                                            LaneIds ids, int64_t r, int64_t e) {
   Value t = ids.threadInGroup;
   Value twiceT = arith::MulIOp::create(b, loc, t, constantIndex(b, loc, 2));
-  bool f16 = kind == MmaKind::F16;
+  bool f16 = kind != MmaKind::TF32;
   switch (operand) {
   case Operand::A:
     return {addConstant(b, loc, ids.group, 8 * (r % 2)),
@@ -199,12 +202,12 @@ public:
     return getFragmentType(contraction.kind, operand, op.getContext());
   }
 
-  /// The ldmatrix that loads `operand`'s fragments, if one can: a float16
+  /// The ldmatrix that loads `operand`'s fragments, if one can: a 16-bit
   /// operand in a shared-memory buffer of rows of whole 16-byte pieces,
   /// those rows running along the reduction of A, or along either
   /// dimension of B.
   std::optional<MatrixLoad> getMatrixLoad(Operand operand) const {
-    if (operand == Operand::C || contraction.kind != MmaKind::F16 ||
+    if (operand == Operand::C || contraction.kind == MmaKind::TF32 ||
         contraction.steps % getMmaSteps(contraction.kind) != 0 ||
         (operand == Operand::A ? contraction.rows % kMmaRows
                                : contraction.columns % kMmaColumns) != 0)
@@ -218,9 +221,9 @@ public:
       return std::nullopt;
     auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
     if (!space || space.getValue() != gpu::AddressSpace::Workgroup ||
-        !type.getElementType().isF16() || !type.getLayout().isIdentity() ||
-        !type.hasStaticShape() || type.getRank() == 0 ||
-        type.getShape().back() % 8 != 0)
+        type.getElementType() != getType(operand).getElementType() ||
+        !type.getLayout().isIdentity() || !type.hasStaticShape() ||
+        type.getRank() == 0 || type.getShape().back() % 8 != 0)
       return std::nullopt;
     AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
     unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
@@ -400,6 +403,44 @@ private:
   MmaContraction contraction;
   bool emulated;
 };
+
+/// mma.sync.m16n8k16 with bfloat16 operands, which nvgpu.mma.sync does not
+/// lower (it finds no PTX type for them): the NVVM instruction itself, its
+/// operands as the ISA packs them (two bfloat16 to a 32-bit register).
+Value createBf16MmaSync(OpBuilder &b, Location loc, Value a, Value bFragment,
+                        Value c) {
+  Type i32 = b.getI32Type(), f32 = b.getF32Type();
+  auto registers = [&](Value fragment) {
+    auto type = cast<VectorType>(fragment.getType());
+    SmallVector<Value> packed;
+    for (int64_t r = 0; r < type.getDimSize(0); ++r) {
+      Value pair =
+          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r});
+      Value bits =
+          vector::BitCastOp::create(b, loc, VectorType::get({1}, i32), pair);
+      packed.push_back(
+          vector::ExtractOp::create(b, loc, bits, ArrayRef<int64_t>{0}));
+    }
+    return packed;
+  };
+  SmallVector<Value> accumulators;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t e = 0; e < 2; ++e)
+      accumulators.push_back(
+          vector::ExtractOp::create(b, loc, c, ArrayRef<int64_t>{r, e}));
+  auto result =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, result, registers(a), registers(bFragment), accumulators,
+      ArrayRef<int64_t>{kMmaRows, kMmaColumns, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < 4; ++i)
+    elements.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  return vector::FromElementsOp::create(b, loc, c.getType(), elements);
+}
 
 /// The output corner (m0, n0) of instruction tile `tile`, the tiles
 /// numbered row-major.
@@ -645,7 +686,9 @@ void forEachLane(
 // Matching
 //===----------------------------------------------------------------------===//
 
-int64_t tfm::getMmaSteps(MmaKind kind) { return kind == MmaKind::F16 ? 16 : 8; }
+int64_t tfm::getMmaSteps(MmaKind kind) {
+  return kind == MmaKind::TF32 ? 8 : 16;
+}
 
 std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
                                                        bool tf32) {
@@ -661,6 +704,8 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
   std::optional<MmaKind> kind;
   if ((a.isF16() || a.isF32()) && bType.isF16() && c.isF32())
     kind = MmaKind::F16;
+  else if ((a.isBF16() || a.isF32()) && bType.isBF16() && c.isF32())
+    kind = MmaKind::BF16;
   else if (tf32 && a.isF32() && bType.isF32() && c.isF32())
     kind = MmaKind::TF32;
   if (!kind)
@@ -724,11 +769,13 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
       [&](OpBuilder &nb, Location nloc, Value k0, ValueRange acc) {
         Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
         Value bFragment = access.load(nb, nloc, Operand::B, ids, m0, n0, k0);
-        Value d = nvgpu::MmaSyncOp::create(
-            nb, nloc, a, bFragment, acc[0],
-            ArrayRef<int64_t>{kMmaRows, kMmaColumns,
-                              getMmaSteps(contraction.kind)},
-            /*tf32Enabled=*/contraction.kind == MmaKind::TF32);
+        Value d = contraction.kind == MmaKind::BF16
+                      ? createBf16MmaSync(nb, nloc, a, bFragment, acc[0])
+                      : nvgpu::MmaSyncOp::create(
+                            nb, nloc, a, bFragment, acc[0],
+                            ArrayRef<int64_t>{kMmaRows, kMmaColumns,
+                                              getMmaSteps(contraction.kind)},
+                            /*tf32Enabled=*/contraction.kind == MmaKind::TF32);
         scf::YieldOp::create(nb, nloc, ValueRange{d});
       });
   access.store(b, loc, steps.getResult(0), ids, m0, n0);

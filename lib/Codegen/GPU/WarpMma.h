@@ -26,6 +26,8 @@ namespace tfm {
 enum class MmaKind {
   /// mma.sync.m16n8k16 with float16 operands.
   F16,
+  /// mma.sync.m16n8k16 with bfloat16 operands.
+  BF16,
   /// mma.sync.m16n8k8 with TF32 operands: float32 rounded to 10 bits of
   /// mantissa (to nearest, ties away from zero) as they are loaded.
   TF32,
@@ -38,12 +40,13 @@ int64_t getMmaSteps(MmaKind kind);
 
 /// A contraction C[m, n] += A[m, k] * B[k, n] (any batch dimensions of
 /// extent 1, operands indexed in any order) that warps of tensor-core
-/// instructions compute: float16 operands (F16) or, when asked for,
-/// float32 ones (TF32), a float32 accumulator, static extents (instruction
-/// tiles past an extent read zeros and store nothing there). A may be float32
-/// when B is float16: in tfm's graphs that is flash attention's P · V in a
-/// float16 model, whose probabilities P are rounded to float16 for the second
-/// product, as FlashAttention-2 does.
+/// instructions compute: float16 (F16) or bfloat16 (BF16) operands, or,
+/// when asked for, float32 ones (TF32), a float32 accumulator, static
+/// extents (instruction tiles past an extent read zeros and store nothing
+/// there). A may be float32 when B is float16 or bfloat16: in tfm's graphs
+/// that is flash attention's P · V in such a model, whose probabilities P
+/// are rounded to B's type for the second product, as FlashAttention-2
+/// does.
 struct MmaContraction {
   MmaKind kind;
   unsigned m, n, k;

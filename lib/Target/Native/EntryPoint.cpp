@@ -54,6 +54,9 @@ StringRef getDTypeName(Type type) {
     return "f32";
   if (type.isF16())
     return "f16";
+  // bfloat16 crosses as uint16 arrays of its bits (.npy has no bfloat16).
+  if (type.isBF16())
+    return "bf16";
   if (type.isF64())
     return "f64";
   if (type.isSignlessInteger(32))
@@ -135,7 +138,8 @@ static LogicalResult addSpec(func::FuncOp entry, StringRef kind, unsigned index,
     return entry.emitError()
            << "entry @" << entry.getSymName() << ": " << kind << " " << index
            << " has elements of type " << tensor.getElementType()
-           << "; a compiled entry exchanges f32, f16, f64, i32, i64 or i1 (bool)";
+           << "; a compiled entry exchanges f32, f16, bf16, f64, i32, i64 or "
+              "i1 (bool)";
   std::string specName = name ? sanitizeName(name.getValue())
                               : (kind == "input" ? "arg" : "result") +
                                     std::to_string(index);

@@ -25,6 +25,8 @@ static StringRef getCType(Type type) {
     return "float";
   if (type.isF16())
     return "uint16_t"; /* IEEE half, raw bits */
+  if (type.isBF16())
+    return "uint16_t"; /* bfloat16, raw bits */
   if (type.isF64())
     return "double";
   if (type.isSignlessInteger(32))

@@ -20,6 +20,7 @@
 // CHECK-NEXT:   canonicalize
 // CHECK:      tfm-expand-shape-to-reinterpret-cast,
 // CHECK-NEXT: func.func(
+// CHECK-NEXT:   tfm-bf16-as-bits,
 // CHECK-NEXT:   expand-strided-metadata,
 // CHECK-NEXT:   lower-affine,
 // CHECK-NEXT:   convert-vector-to-llvm

@@ -86,6 +86,24 @@ assert np.array_equal(double, 2 * x) and np.array_equal(idsf, ids.astype(
     np.float32)), (double, idsf)
 print("two results: match NumPy")
 
+# bfloat16 crosses as uint16 arrays of its bits: x + x is exact.
+bf16 = write("bf16.mlir", """
+func.func @main(%x: tensor<5xbf16> {tfm.name = "x"}) -> (tensor<5xbf16> {tfm.name = "y"}) {
+  %0 = arith.addf %x, %x : tensor<5xbf16>
+  return %0 : tensor<5xbf16>
+}
+""")
+halve = tfm.load(tfm.compile(bf16, os.path.join(work, "libbf16.so")))
+values = np.array([1.5, -2.0, 0.0078125, 3.0e38, -0.5], np.float32)
+bits = (values.view(np.uint32) >> 16).astype(np.uint16)
+doubled = halve(bits)
+assert doubled.dtype == np.uint16, doubled.dtype
+assert np.array_equal((doubled.astype(np.uint32) << 16).view(np.float32),
+                      np.float32(2) * values), doubled
+print("bf16 as uint16: match NumPy")
+expect_error(ValueError, lambda: halve(values), "input 0 (x)",
+             "bfloat16 (as uint16) [5]", "float32")
+
 expect_error(tfm.CompileError, lambda: tfm.compile(two, max_seq=4),
              "has no dynamic size named 'seq'")
 print("ok")

@@ -7,10 +7,10 @@ func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?xf32> {
   return %r : tensor<?xf32>
 }
 
-// RUN: not tfm-compile %s --entry bf16 -o %t 2>&1 | FileCheck %s --check-prefix=BF16
-// BF16: error: entry @bf16: input 0 has elements of type 'bf16'; a compiled entry exchanges f32, f16, f64, i32, i64 or i1 (bool)
-func.func @bf16(%x: tensor<4xbf16>) -> tensor<4xbf16> {
-  return %x : tensor<4xbf16>
+// RUN: not tfm-compile %s --entry int8 -o %t 2>&1 | FileCheck %s --check-prefix=INT8
+// INT8: error: entry @int8: input 0 has elements of type 'i8'; a compiled entry exchanges f32, f16, bf16, f64, i32, i64 or i1 (bool)
+func.func @int8(%x: tensor<4xi8>) -> tensor<4xi8> {
+  return %x : tensor<4xi8>
 }
 
 // An entry whose C function tfm_<entry> would be one of the binary's other
@@ -38,13 +38,13 @@ func.func @weighted(%x: tensor<4xf32>, %w: tensor<4xf32> {tfm.weight = "w"}) -> 
 // RUN: not tfm-compile %s --entry nothere -o %t 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: no function @nothere to compile (--entry)
 
-// RUN: not tfm-compile %s --entry bf16 --emit=mlir --stage=everything 2>&1 | FileCheck %s --check-prefix=STAGE
+// RUN: not tfm-compile %s --entry int8 --emit=mlir --stage=everything 2>&1 | FileCheck %s --check-prefix=STAGE
 // STAGE: error: unknown stage 'everything' for --stage (graph|linalg|vector|bufferized|llvm)
 
-// RUN: not tfm-compile %s --entry bf16 --stage=graph 2>&1 | FileCheck %s --check-prefix=STAGEEMIT
+// RUN: not tfm-compile %s --entry int8 --stage=graph 2>&1 | FileCheck %s --check-prefix=STAGEEMIT
 // STAGEEMIT: error: --stage needs --emit=mlir
 
-// RUN: not tfm-compile %s --entry bf16 --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not tfm-compile %s --entry int8 --target=tpu 2>&1 | FileCheck %s --check-prefix=TARGET
 // TARGET: tfm-compile: for the --target option: Cannot find option named 'tpu'!
 
 // RUN: not tfm-compile %s --entry weighted --weights %t.missing.safetensors 2>&1 | FileCheck %s --check-prefix=NOFILE

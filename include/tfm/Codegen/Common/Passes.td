@@ -296,6 +296,20 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   ];
 }
 
+def TfmBf16AsBits : Pass<"tfm-bf16-as-bits"> {
+  let summary = "Widen and narrow bfloat16 as integer operations on its bits";
+  let description = [{
+    Rewrites `arith.extf` from bf16 and `arith.truncf` to bf16 into shifts,
+    additions (to round to nearest even) and bitcasts of the 16 and 32 bit
+    patterns (upstream's bf16 expansion patterns of `arith-expand`, without
+    that pass's other expansions). Arithmetic on bfloat16 is done in f32
+    before this stage, so the CPU code sees bfloat16 only in memory: LLVM's
+    x86 back end aborts on some vector operations on `bfloat` (a shuffle of
+    `<9 x bfloat>`).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TfmExpandShapeToReinterpretCast
     : Pass<"tfm-expand-shape-to-reinterpret-cast"> {
   let summary = "Rewrite memref.expand_shape ops whose groups hold several "

@@ -1,0 +1,36 @@
+//===- Bf16AsBits.cpp - bfloat16 conversions as integer operations --------===//
+//
+// Implements `tfm-bf16-as-bits` (see Passes.td): upstream's bf16 patterns of
+// arith-expand, alone.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/Common/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMBF16ASBITS
+#include "tfm/Codegen/Common/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+
+namespace {
+
+struct TfmBf16AsBitsPass
+    : tfm::impl::TfmBf16AsBitsBase<TfmBf16AsBitsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
