@@ -469,31 +469,50 @@ Value createBf16MmaSync(OpBuilder &b, Location loc, Value a, Value bFragment,
   return vector::FromElementsOp::create(b, loc, c.getType(), elements);
 }
 
-/// The output corner (m0, n0) of instruction tile `tile`, the tiles
-/// numbered row-major.
-std::pair<Value, Value> getTileCorner(OpBuilder &b, Location loc, Value tile,
-                                      const MmaContraction &contraction) {
-  Value tilesPerRow =
-      constantIndex(b, loc, llvm::divideCeil(contraction.columns, kMmaColumns));
-  Value m0 = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, tile, tilesPerRow),
-      constantIndex(b, loc, kMmaRows));
-  Value n0 = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, tile, tilesPerRow),
-      constantIndex(b, loc, kMmaColumns));
-  return {m0, n0};
-}
-
 /// The reduction steps the instructions cover: the contraction's, rounded
 /// up to whole instructions (the operands read as zeros past the end).
 int64_t getStepsCovered(const MmaContraction &contraction) {
   return llvm::alignTo(contraction.steps, getMmaSteps(contraction.kind));
 }
 
-int64_t getTileCount(const MmaContraction &contraction) {
-  return llvm::divideCeil(contraction.rows, kMmaRows) *
-         llvm::divideCeil(contraction.columns, kMmaColumns);
-}
+/// A warp's tile: one row of instruction tiles, `tiles` of them side by
+/// side, which share the A fragment of each reduction step (register
+/// blocking: A is loaded once for them all). As many as four, while the
+/// block's contraction still has at least four warp tiles (one for each
+/// warp of the default 128-thread block); the same in the emulation, so
+/// that it checks the code the GPU runs.
+struct WarpTiling {
+  int64_t rows, columns; // instruction tiles of the contraction
+  int64_t tiles;         // instruction tiles per warp tile
+
+  explicit WarpTiling(const MmaContraction &contraction)
+      : rows(llvm::divideCeil(contraction.rows, kMmaRows)),
+        columns(llvm::divideCeil(contraction.columns, kMmaColumns)), tiles(1) {
+    for (int64_t candidate : {4, 2})
+      if (columns % candidate == 0 && rows * (columns / candidate) >= 4) {
+        tiles = candidate;
+        break;
+      }
+  }
+
+  int64_t getWarpTileCount() const { return rows * (columns / tiles); }
+
+  /// The output corner (m0, n0) of warp tile `warpTile`'s first
+  /// instruction tile, the warp tiles numbered row-major; the others are
+  /// 8 columns apart.
+  std::pair<Value, Value> getCorner(OpBuilder &b, Location loc,
+                                    Value warpTile) const {
+    IndexMath m{b, loc};
+    int64_t perRow = columns / tiles;
+    return {m.mul(m.div(warpTile, perRow), kMmaRows),
+            m.mul(m.mod(warpTile, perRow), tiles * kMmaColumns)};
+  }
+
+  /// The first output column of instruction tile `j` of the warp tile.
+  Value getColumn(OpBuilder &b, Location loc, Value n0, int64_t j) const {
+    return addConstant(b, loc, n0, j * kMmaColumns);
+  }
+};
 
 //===----------------------------------------------------------------------===//
 // The emulation's side: the instruction from the ISA's statement of layouts
@@ -740,46 +759,58 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
 // Emission
 //===----------------------------------------------------------------------===//
 
-// Warp w of the block computes instruction tiles w, w + warps, ...: for
-// each, its accumulator fragment is loaded, updated by one mma.sync per 16
-// (8 with TF32) steps of the reduction, and stored.
+// Warp w of the block computes warp tiles w, w + warps, ...: for each, the
+// accumulator fragments of its instruction tiles are loaded, updated at
+// every 16 (8 with TF32) steps of the reduction by one mma.sync each, all
+// with the step's one A fragment, and stored.
 Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                             const MmaContraction &contraction, Value thread,
                             int64_t blockSize) {
   assert(blockSize % kWarpLanes == 0 && "a block of whole warps");
   Location loc = op.getLoc();
   FragmentAccess access(op, contraction, /*emulated=*/false);
+  WarpTiling tiling(contraction);
   Value warpSize = constantIndex(b, loc, kWarpLanes);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   LaneIds ids =
       getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
-  auto tiles = scf::ForOp::create(
-      b, loc, warp, constantIndex(b, loc, getTileCount(contraction)),
+  auto warpTiles = scf::ForOp::create(
+      b, loc, warp, constantIndex(b, loc, tiling.getWarpTileCount()),
       constantIndex(b, loc, blockSize / kWarpLanes));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
+  b.setInsertionPointToStart(warpTiles.getBody());
   Value m0, n0;
-  std::tie(m0, n0) =
-      getTileCorner(b, loc, tiles.getInductionVar(), contraction);
-  Value init = access.load(b, loc, Operand::C, ids, m0, n0, nullptr);
+  std::tie(m0, n0) = tiling.getCorner(b, loc, warpTiles.getInductionVar());
+  SmallVector<Value> inits;
+  for (int64_t j = 0; j < tiling.tiles; ++j)
+    inits.push_back(access.load(b, loc, Operand::C, ids, m0,
+                                tiling.getColumn(b, loc, n0, j), nullptr));
   auto steps = scf::ForOp::create(
       b, loc, constantIndex(b, loc, 0),
       constantIndex(b, loc, getStepsCovered(contraction)),
-      constantIndex(b, loc, getMmaSteps(contraction.kind)), ValueRange{init},
-      [&](OpBuilder &nb, Location nloc, Value k0, ValueRange acc) {
+      constantIndex(b, loc, getMmaSteps(contraction.kind)), inits,
+      [&](OpBuilder &nb, Location nloc, Value k0, ValueRange accumulators) {
         Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
-        Value bFragment = access.load(nb, nloc, Operand::B, ids, m0, n0, k0);
-        Value d = contraction.kind == MmaKind::BF16
-                      ? createBf16MmaSync(nb, nloc, a, bFragment, acc[0])
-                      : nvgpu::MmaSyncOp::create(
-                            nb, nloc, a, bFragment, acc[0],
-                            ArrayRef<int64_t>{kMmaRows, kMmaColumns,
-                                              getMmaSteps(contraction.kind)},
-                            /*tf32Enabled=*/contraction.kind == MmaKind::TF32);
-        scf::YieldOp::create(nb, nloc, ValueRange{d});
+        SmallVector<Value> next;
+        for (int64_t j = 0; j < tiling.tiles; ++j) {
+          Value bFragment = access.load(nb, nloc, Operand::B, ids, m0,
+                                        tiling.getColumn(nb, nloc, n0, j), k0);
+          Value acc = accumulators[j];
+          next.push_back(
+              contraction.kind == MmaKind::BF16
+                  ? createBf16MmaSync(nb, nloc, a, bFragment, acc)
+                  : nvgpu::MmaSyncOp::create(
+                        nb, nloc, a, bFragment, acc,
+                        ArrayRef<int64_t>{kMmaRows, kMmaColumns,
+                                          getMmaSteps(contraction.kind)},
+                        /*tf32Enabled=*/contraction.kind == MmaKind::TF32));
+        }
+        scf::YieldOp::create(nb, nloc, next);
       });
-  access.store(b, loc, steps.getResult(0), ids, m0, n0);
-  return tiles;
+  for (int64_t j = 0; j < tiling.tiles; ++j)
+    access.store(b, loc, steps.getResult(j), ids, m0,
+                 tiling.getColumn(b, loc, n0, j));
+  return warpTiles;
 }
 
 // The same loops with the warp's lanes spelled out: each lane's fragments go
@@ -801,8 +832,13 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                    type.getElementType()))
         .getResult();
   };
-  Value aBuffer = buffer(Operand::A), bBuffer = buffer(Operand::B),
-        cBuffer = buffer(Operand::C);
+  WarpTiling tiling(contraction);
+  Value aBuffer = buffer(Operand::A);
+  SmallVector<Value> bBuffers, cBuffers;
+  for (int64_t j = 0; j < tiling.tiles; ++j) {
+    bBuffers.push_back(buffer(Operand::B));
+    cBuffers.push_back(buffer(Operand::C));
+  }
   // The row starts the lanes give ldmatrix, by the rank of the buffer read.
   llvm::SmallDenseMap<int64_t, Value> rowStartBuffers;
   for (Operand operand : {Operand::A, Operand::B})
@@ -815,21 +851,25 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                 .getResult();
     }
 
-  auto tiles =
+  auto warpTiles =
       scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                         constantIndex(b, loc, getTileCount(contraction)),
+                         constantIndex(b, loc, tiling.getWarpTileCount()),
                          constantIndex(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(tiles.getBody());
+  b.setInsertionPointToStart(warpTiles.getBody());
   Value m0, n0;
-  std::tie(m0, n0) =
-      getTileCorner(b, loc, tiles.getInductionVar(), contraction);
-  forEachLane(
-      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-        spillFragment(nb, nloc,
-                      access.load(nb, nloc, Operand::C, ids, m0, n0, nullptr),
-                      cBuffer, lane);
-      });
+  std::tie(m0, n0) = tiling.getCorner(b, loc, warpTiles.getInductionVar());
+  SmallVector<Value> columns;
+  for (int64_t j = 0; j < tiling.tiles; ++j)
+    columns.push_back(tiling.getColumn(b, loc, n0, j));
+  forEachLane(b, loc,
+              [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                for (int64_t j = 0; j < tiling.tiles; ++j)
+                  spillFragment(nb, nloc,
+                                access.load(nb, nloc, Operand::C, ids, m0,
+                                            columns[j], nullptr),
+                                cBuffers[j], lane);
+              });
   auto steps =
       scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
                          constantIndex(b, loc, getStepsCovered(contraction)),
@@ -838,16 +878,20 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
     OpBuilder::InsertionGuard stepGuard(b);
     b.setInsertionPointToStart(steps.getBody());
     Value k0 = steps.getInductionVar();
-    for (std::pair<Operand, Value> input :
-         {std::pair(Operand::A, aBuffer), std::pair(Operand::B, bBuffer)}) {
-      Operand operand = input.first;
-      Value fragments = input.second;
+    // A's fragments, then each instruction tile's B.
+    SmallVector<std::tuple<Operand, Value, Value>> inputs{
+        {Operand::A, aBuffer, n0}};
+    for (int64_t j = 0; j < tiling.tiles; ++j)
+      inputs.push_back({Operand::B, bBuffers[j], columns[j]});
+    for (const std::tuple<Operand, Value, Value> &input : inputs) {
+      Operand operand = std::get<0>(input);
+      Value fragments = std::get<1>(input), n = std::get<2>(input);
       std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand);
       if (!matrixLoad) {
         forEachLane(
             b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
               spillFragment(nb, nloc,
-                            access.load(nb, nloc, operand, ids, m0, n0, k0),
+                            access.load(nb, nloc, operand, ids, m0, n, k0),
                             fragments, lane);
             });
         continue;
@@ -858,7 +902,7 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
       forEachLane(
           b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
             for (auto [d, index] : llvm::enumerate(access.getMatrixRowIndices(
-                     nb, nloc, operand, *matrixLoad, ids, m0, n0, k0)))
+                     nb, nloc, operand, *matrixLoad, ids, m0, n, k0)))
               memref::StoreOp::create(
                   nb, nloc, index, rowStarts,
                   ValueRange{lane, constantIndex(nb, nloc, d)});
@@ -866,14 +910,17 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
       emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
                       matrixLoad->transpose, matrixLoad->tiles);
     }
-    emulateMmaSync(b, loc, contraction.kind, aBuffer, bBuffer, cBuffer);
+    for (int64_t j = 0; j < tiling.tiles; ++j)
+      emulateMmaSync(b, loc, contraction.kind, aBuffer, bBuffers[j],
+                     cBuffers[j]);
   }
   forEachLane(
       b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-        access.store(
-            nb, nloc,
-            reloadFragment(nb, nloc, access.getType(Operand::C), cBuffer, lane),
-            ids, m0, n0);
+        for (int64_t j = 0; j < tiling.tiles; ++j)
+          access.store(nb, nloc,
+                       reloadFragment(nb, nloc, access.getType(Operand::C),
+                                      cBuffers[j], lane),
+                       ids, m0, columns[j]);
       });
-  return tiles;
+  return warpTiles;
 }

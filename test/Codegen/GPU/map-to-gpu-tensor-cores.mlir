@@ -5,11 +5,11 @@
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-map-to-gpu{tensor-cores=true tf32=true emulate-warps=true block-size=1}),canonicalize,cse)" --split-input-file | FileCheck %s --check-prefix=TF32-EMULATED
 
 // A block tile's float16 product with a float32 accumulator, 32 x 32 x 96:
-// 2 x 4 instruction tiles of 16 x 8, shared by the block's 4 warps (warp
-// w takes tiles w and w + 4). A tile's accumulator fragment is loaded
-// once, updated by one mma.sync per 16 steps of the reduction as a loop
-// value, and stored once. Lane l's fragments: groupID l / 4,
-// threadID_in_group l mod 4.
+// 2 x 4 instruction tiles of 16 x 8, in 4 warp tiles of two side by side,
+// one per warp of the block's 4. A warp tile's two accumulator fragments
+// are loaded once, updated by one mma.sync each per 16 steps of the
+// reduction as loop values, both with the step's one A fragment, and
+// stored once. Lane l's fragments: groupID l / 4, threadID_in_group l mod 4.
 
 // CHECK-LABEL: func.func @tile_product(
 // CHECK:         gpu.launch {{.*}} threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c128,
@@ -18,43 +18,51 @@
 // CHECK:           %[[G:.*]] = arith.divui %[[LANE]], %c4
 // CHECK:           %[[TIG:.*]] = arith.remui %[[LANE]], %c4
 // CHECK:           gpu.barrier
-// CHECK:           scf.for %[[TILE:.*]] = %[[WARP]] to %c8 step %c4 {
+// CHECK:           scf.for %[[TILE:.*]] = %[[WARP]] to %c4 step %c4 {
 // CHECK:             %[[M0:.*]] = arith.muli %{{.*}}, %c16
-// CHECK:             %[[N0:.*]] = arith.muli %{{.*}}, %c8
+// CHECK:             %[[N0:.*]] = arith.muli %{{.*}}, %c16
 // CHECK:             %[[TWICE_T:.*]] = arith.muli %[[TIG]], %c2
 // CHECK:             %[[ROW:.*]] = arith.addi %[[M0]], %[[G]]
 // CHECK:             %[[COL:.*]] = arith.addi %[[N0]], %[[TWICE_T]]
 // CHECK:             %[[C00:.*]] = memref.load %[[C:.*]][%[[ROW]], %[[COL]]] : memref<32x32xf32
-// CHECK:             %[[INIT:.*]] = vector.from_elements %[[C00]], {{.*}} : vector<2x2xf32>
-// CHECK:             %[[D:.*]] = scf.for %[[K:.*]] = %c0 to %c96 step %c16 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (vector<2x2xf32>) {
+// CHECK:             %[[INIT0:.*]] = vector.from_elements %[[C00]], {{.*}} : vector<2x2xf32>
+// CHECK:             %[[INIT1:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK:             %[[D:.*]]:2 = scf.for %[[K:.*]] = %c0 to %c96 step %c16 iter_args(%[[ACC0:.*]] = %[[INIT0]], %[[ACC1:.*]] = %[[INIT1]]) -> (vector<2x2xf32>, vector<2x2xf32>) {
 // CHECK:               %[[KA:.*]] = arith.addi %[[K]], %[[TWICE_T]]
 // CHECK:               memref.load %{{.*}}[%[[ROW]], %[[KA]]] : memref<32x96xf16
 // CHECK:               %[[A:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
-// CHECK:               %[[B:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
-// CHECK:               %[[NEXT:.*]] = nvgpu.mma.sync(%[[A]], %[[B]], %[[ACC]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
-// CHECK:               scf.yield %[[NEXT]] : vector<2x2xf32>
-// CHECK:             %[[D00:.*]] = vector.extract %[[D]][0, 0]
+// CHECK:               %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:               %[[NEXT0:.*]] = nvgpu.mma.sync(%[[A]], %[[B0]], %[[ACC0]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK-NOT:           vector<4x2xf16>
+// CHECK:               %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:               %[[NEXT1:.*]] = nvgpu.mma.sync(%[[A]], %[[B1]], %[[ACC1]])
+// CHECK:               scf.yield %[[NEXT0]], %[[NEXT1]] : vector<2x2xf32>, vector<2x2xf32>
+// CHECK:             %[[D00:.*]] = vector.extract %[[D]]#0[0, 0]
 // CHECK:             memref.store %[[D00]], %[[C]][%[[ROW]], %[[COL]]]
-// CHECK-COUNT-3:     memref.store
+// CHECK-COUNT-7:     memref.store
 // CHECK:           gpu.barrier
 // CHECK-NOT:       scf.for
 
 // Emulated, the one thread is the whole warp: its lanes' fragments go
-// through buffers of lanes x registers x elements, each instruction
-// computed from them, and no nvgpu op is left.
+// through buffers of lanes x registers x elements (one A, and a B and a C
+// for each instruction tile of the warp tile), each instruction computed
+// from them, and no nvgpu op is left.
 
 // EMULATED-LABEL: func.func @tile_product(
 // EMULATED:         gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1,
 // EMULATED-DAG:       %[[AF:.*]] = memref.alloca() : memref<32x4x2xf16>
 // EMULATED-DAG:       %[[BF:.*]] = memref.alloca() : memref<32x2x2xf16>
 // EMULATED-DAG:       %[[CF:.*]] = memref.alloca() : memref<32x2x2xf32>
-// EMULATED:           scf.for %{{.*}} = %c0 to %c8 step %c1 {
+// EMULATED-DAG:       %[[BF1:.*]] = memref.alloca() : memref<32x2x2xf16>
+// EMULATED-DAG:       %[[CF1:.*]] = memref.alloca() : memref<32x2x2xf32>
+// EMULATED:           scf.for %{{.*}} = %c0 to %c4 step %c1 {
 // EMULATED:             scf.for %[[LANE:.*]] = %c0 to %c32 step %c1 {
 // EMULATED:               memref.store %{{.*}}, %[[CF]][%[[LANE]], %c0, %c0]
 // EMULATED:             scf.for %{{.*}} = %c0 to %c96 step %c16 {
 // EMULATED:               scf.for %[[LANE2:.*]] = %c0 to %c32 step %c1 {
 // EMULATED:                 memref.store %{{.*}}, %[[AF]][%[[LANE2]], %c3, %c1]
-// EMULATED:                 memref.store %{{.*}}, %[[BF]][%[[LANE2]], %c1, %c1]
+// EMULATED:               scf.for %[[LANE3:.*]] = %c0 to %c32 step %c1 {
+// EMULATED:                 memref.store %{{.*}}, %[[BF]][%[[LANE3]], %c1, %c1]
 // EMULATED:               scf.for %{{.*}} = %c0 to %c16 step %c1 {
 // EMULATED:                 scf.for %{{.*}} = %c0 to %c8 step %c1 {
 // EMULATED:                   scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
@@ -234,7 +242,7 @@ func.func @not_on_tensor_cores(%a32: memref<32x32xf32>, %b32: memref<32x32xf32>,
 // register, eight steps an instruction.
 
 // TF32-LABEL: func.func @tf32(
-// TF32:         scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args(%{{.*}}) -> (vector<2x2xf32>) {
+// TF32:         scf.for %{{.*}} = %c0 to %c32 step %c8 iter_args(%{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>) {
 // TF32:           %[[X:.*]] = memref.load {{.*}} : memref<32x32xf32>
 // TF32:           %[[R:.*]] = nvvm.convert.float.to.tf32 %[[X]] {rnd = #nvvm.fp_rnd_mode<rna>}
 // TF32:           arith.bitcast %[[R]] : i32 to f32

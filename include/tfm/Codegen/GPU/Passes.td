@@ -54,11 +54,13 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       normalization's rows) becomes one launch with one thread per
       iteration; sequential code that writes memory runs in a launch of one
       thread.
-    - With `tensor-cores`, a contraction of a block tile with float16
-      operands and a float32 accumulator whose extents are multiples of 16
-      x 8 x 16 runs on the tensor cores instead: each warp takes 16 x 8
-      output tiles in turn, keeps the tile's accumulator fragment in
-      registers and updates it with one `nvgpu.mma.sync` per 16 steps of
+    - With `tensor-cores`, a contraction of a block tile with float16 or
+      bfloat16 operands, a float32 accumulator and static extents (partial
+      instruction tiles read zeros past them) runs on the tensor cores
+      instead: each warp takes warp
+      tiles (a row of up to four 16 x 8 instruction tiles) in turn, keeps
+      their accumulator fragments in registers and updates each with one
+      `nvgpu.mma.sync` (the same A fragment for all) per 16 steps of
       the reduction (lib/Codegen/GPU/WarpMma.cpp); with `tf32`, float32
       contractions too, as TF32 (m16n8k8). The copies that stage a tile's
       operands in shared memory become `nvgpu.device_async_copy`
