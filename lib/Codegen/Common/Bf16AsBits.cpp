@@ -23,12 +23,26 @@ using namespace mlir;
 
 namespace {
 
-struct TfmBf16AsBitsPass
-    : tfm::impl::TfmBf16AsBitsBase<TfmBf16AsBitsPass> {
+struct TfmBf16AsBitsPass : tfm::impl::TfmBf16AsBitsBase<TfmBf16AsBitsPass> {
   void runOnOperation() override {
+    // Only the bfloat16 conversions are rewritten: the rest of the code (a
+    // float32 model has none) is left as it is, unfolded.
+    SmallVector<Operation *> conversions;
+    getOperation()->walk([&](Operation *op) {
+      if ((isa<arith::ExtFOp>(op) &&
+           getElementTypeOrSelf(op->getOperand(0)).isBF16()) ||
+          (isa<arith::TruncFOp>(op) &&
+           getElementTypeOrSelf(op->getResult(0)).isBF16()))
+        conversions.push_back(op);
+    });
+    if (conversions.empty())
+      return;
     RewritePatternSet patterns(&getContext());
     arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(
+            applyOpPatternsGreedily(conversions, std::move(patterns), config)))
       signalPassFailure();
   }
 };

@@ -508,9 +508,26 @@ struct WarpTiling {
             m.mul(m.mod(warpTile, perRow), tiles * kMmaColumns)};
   }
 
-  /// The first output column of instruction tile `j` of the warp tile.
-  Value getColumn(OpBuilder &b, Location loc, Value n0, int64_t j) const {
-    return addConstant(b, loc, n0, j * kMmaColumns);
+  /// The loop over warp tiles `first`, `first + step`, ... at `b`'s
+  /// insertion point, which it leaves at the start of the loop's body (the
+  /// caller restores it): the loop, the warp tile's first output row and
+  /// the first output column of each of its instruction tiles.
+  struct Loop {
+    scf::ForOp loop;
+    Value m0;
+    SmallVector<Value> columns;
+  };
+  Loop createLoop(OpBuilder &b, Location loc, Value first, int64_t step) const {
+    Loop result;
+    result.loop = scf::ForOp::create(b, loc, first,
+                                     constantIndex(b, loc, getWarpTileCount()),
+                                     constantIndex(b, loc, step));
+    b.setInsertionPointToStart(result.loop.getBody());
+    Value n0;
+    std::tie(result.m0, n0) = getCorner(b, loc, result.loop.getInductionVar());
+    for (int64_t j = 0; j < tiles; ++j)
+      result.columns.push_back(addConstant(b, loc, n0, j * kMmaColumns));
+    return result;
   }
 };
 
@@ -774,27 +791,24 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
   LaneIds ids =
       getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
-  auto warpTiles = scf::ForOp::create(
-      b, loc, warp, constantIndex(b, loc, tiling.getWarpTileCount()),
-      constantIndex(b, loc, blockSize / kWarpLanes));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(warpTiles.getBody());
-  Value m0, n0;
-  std::tie(m0, n0) = tiling.getCorner(b, loc, warpTiles.getInductionVar());
+  WarpTiling::Loop warpTiles =
+      tiling.createLoop(b, loc, warp, blockSize / kWarpLanes);
+  Value m0 = warpTiles.m0;
+  ArrayRef<Value> columns = warpTiles.columns;
   SmallVector<Value> inits;
-  for (int64_t j = 0; j < tiling.tiles; ++j)
-    inits.push_back(access.load(b, loc, Operand::C, ids, m0,
-                                tiling.getColumn(b, loc, n0, j), nullptr));
+  for (Value n : columns)
+    inits.push_back(access.load(b, loc, Operand::C, ids, m0, n, nullptr));
   auto steps = scf::ForOp::create(
       b, loc, constantIndex(b, loc, 0),
       constantIndex(b, loc, getStepsCovered(contraction)),
       constantIndex(b, loc, getMmaSteps(contraction.kind)), inits,
       [&](OpBuilder &nb, Location nloc, Value k0, ValueRange accumulators) {
-        Value a = access.load(nb, nloc, Operand::A, ids, m0, n0, k0);
+        Value a = access.load(nb, nloc, Operand::A, ids, m0, columns[0], k0);
         SmallVector<Value> next;
         for (int64_t j = 0; j < tiling.tiles; ++j) {
-          Value bFragment = access.load(nb, nloc, Operand::B, ids, m0,
-                                        tiling.getColumn(nb, nloc, n0, j), k0);
+          Value bFragment =
+              access.load(nb, nloc, Operand::B, ids, m0, columns[j], k0);
           Value acc = accumulators[j];
           next.push_back(
               contraction.kind == MmaKind::BF16
@@ -808,9 +822,8 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
         scf::YieldOp::create(nb, nloc, next);
       });
   for (int64_t j = 0; j < tiling.tiles; ++j)
-    access.store(b, loc, steps.getResult(j), ids, m0,
-                 tiling.getColumn(b, loc, n0, j));
-  return warpTiles;
+    access.store(b, loc, steps.getResult(j), ids, m0, columns[j]);
+  return warpTiles.loop;
 }
 
 // The same loops with the warp's lanes spelled out: each lane's fragments go
@@ -851,17 +864,11 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                 .getResult();
     }
 
-  auto warpTiles =
-      scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                         constantIndex(b, loc, tiling.getWarpTileCount()),
-                         constantIndex(b, loc, 1));
   OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(warpTiles.getBody());
-  Value m0, n0;
-  std::tie(m0, n0) = tiling.getCorner(b, loc, warpTiles.getInductionVar());
-  SmallVector<Value> columns;
-  for (int64_t j = 0; j < tiling.tiles; ++j)
-    columns.push_back(tiling.getColumn(b, loc, n0, j));
+  WarpTiling::Loop warpTiles =
+      tiling.createLoop(b, loc, constantIndex(b, loc, 0), 1);
+  Value m0 = warpTiles.m0, n0 = warpTiles.columns[0];
+  ArrayRef<Value> columns = warpTiles.columns;
   forEachLane(b, loc,
               [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
                 for (int64_t j = 0; j < tiling.tiles; ++j)
@@ -922,5 +929,5 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                                       cBuffers[j], lane),
                        ids, m0, columns[j]);
       });
-  return warpTiles;
+  return warpTiles.loop;
 }

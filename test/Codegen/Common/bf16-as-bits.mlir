@@ -6,9 +6,9 @@
 
 // CHECK-LABEL: func.func @widen_and_narrow(
 // CHECK-SAME:      %[[X:.*]]: vector<4xbf16>, %[[Y:.*]]: vector<4xf32>)
-// CHECK-DAG:     %[[SIXTEEN:.*]] = arith.constant dense<16> : vector<4xi32>
 // CHECK:         %[[XBITS:.*]] = arith.bitcast %[[X]] : vector<4xbf16> to vector<4xi16>
 // CHECK:         %[[WIDE:.*]] = arith.extui %[[XBITS]] : vector<4xi16> to vector<4xi32>
+// CHECK:         %[[SIXTEEN:.*]] = arith.constant dense<16> : vector<4xi32>
 // CHECK:         %[[TOP:.*]] = arith.shli %[[WIDE]], %[[SIXTEEN]]
 // CHECK:         %[[XF:.*]] = arith.bitcast %[[TOP]] : vector<4xi32> to vector<4xf32>
 // CHECK:         arith.bitcast %[[Y]] : vector<4xf32> to vector<4xi32>
