@@ -6,6 +6,9 @@
 // Reads one .npy per model input, checks it against the model's signature,
 // runs the model and writes one .npy per output. With --bench N it also runs
 // N timed iterations after a warm-up and prints the min and median latency.
+// A model compiled with --tensor-parallel=N runs under `mpirun -np N`: rank
+// 0 reads the inputs and sends them to the others, every rank computes its
+// share, and rank 0 writes the outputs and prints (Distributed.h).
 // With --profile (for models compiled with tfm-compile --profile) it prints
 // the time of each kernel over those runs (or over one run after the
 // warm-up, without --bench), slowest first.
@@ -15,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Cli.h"
+#include "Distributed.h"
 #include "Npy.h"
 #include "Profile.h"
 #include "Signature.h"
@@ -147,6 +151,23 @@ void allocateOutput(size_t index, const TensorSpec &spec, Array &array) {
   }
 }
 
+/// Sends `array` (its type, shape and data) from rank 0 to the other ranks
+/// of a tensor-parallel run, which read no files.
+void broadcastArray(Array &array) {
+  if (!isDistributed())
+    return;
+  uint64_t header[2] = {static_cast<uint64_t>(array.dtype),
+                        array.shape.size()};
+  broadcastValue(header);
+  array.dtype = static_cast<DType>(header[0]);
+  array.shape.resize(header[1]);
+  tfmDistributedBroadcast(array.shape.data(), header[1] * sizeof(int64_t));
+  uint64_t bytes = array.data.size();
+  broadcastValue(bytes);
+  array.data.resize(bytes);
+  tfmDistributedBroadcast(array.data.data(), bytes);
+}
+
 } // namespace
 
 // --generate, for models compiled with --kv-cache (GenerateMain.cpp).
@@ -162,6 +183,7 @@ int main(int argc, char **argv) {
   // so that later calls reuse pages instead of faulting fresh ones in.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  const int rank = startDistributed(&argc, &argv);
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--generate") == 0)
       return tfmGenerateMain(argc, argv);
@@ -235,11 +257,15 @@ int main(int argc, char **argv) {
     const TensorSpec &spec = signature.inputs[i];
     Array &array = arrays[i];
     bool outOfMemory = false;
-    if (!readNpy(inputPaths[i], array, error, &outOfMemory))
+    if (rank == 0 && !readNpy(inputPaths[i], array, error, &outOfMemory))
       fail(outOfMemory ? 1 : kBadInput,
            std::string(outOfMemory ? "out of memory: " : "") + "input " +
                std::to_string(i) + " (" + spec.name + "): " + error);
-    bindInput(signature, i, spec, array, inputPaths[i], bindings);
+    if (rank == 0)
+      bindInput(signature, i, spec, array, inputPaths[i], bindings);
+    broadcastArray(array);
+    if (rank != 0)
+      bindInput(signature, i, spec, array, inputPaths[i], bindings);
     buffers.push_back(array.data.data());
   }
   // Every dynamic size is some input's, or a sum of them (tfm-compile
@@ -298,6 +324,10 @@ int main(int argc, char **argv) {
       printProfile(stdout, tfm_profile_kernels);
   }
 
+  if (rank != 0) {
+    finishDistributed();
+    return 0;
+  }
   for (size_t i = 0; i < numResults; ++i)
     if (!writeNpy(outputPaths[i], arrays[signature.inputs.size() + i], error))
       fail(1, error);
@@ -316,5 +346,6 @@ int main(int argc, char **argv) {
     if (!file || std::fputs(index.c_str(), file) < 0 || std::fclose(file) != 0)
       fail(1, "--dump-attention: cannot write '" + path + "'");
   }
+  finishDistributed();
   return 0;
 }

@@ -29,6 +29,8 @@ packages=(
   python3-onnx
   # Attention heatmaps (scripts/heatmaps.py).
   python3-matplotlib
+  # Tensor-parallel models (tfm-compile --tensor-parallel=N) run on Open MPI.
+  openmpi-bin libopenmpi-dev
 )
 if [[ ${1:-} == --sanitizers ]]; then
   packages+=(libclang-rt-22-dev)

@@ -80,6 +80,19 @@ try:
 except OSError:
     pass
 
+# Tensor-parallel models run under Open MPI's mpirun where tfm was built with
+# its MPI runtime. CI runs as root, and the tests may start more ranks than
+# the machine has cores; each rank computes on one thread.
+import shutil
+
+mpirun = shutil.which("mpirun")
+if mpirun and os.path.exists(os.path.join(config.tfm_obj_root, "lib",
+                                          "libtfm_mpi_runtime.a")):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", mpirun + " --oversubscribe --allow-run-as-root "
+         "--bind-to none -x OMP_NUM_THREADS=1 -np"))
+
 # ptxas assembles the GPU tests' PTX where a CUDA toolkit is installed (on
 # PATH or under /usr/local/cuda), as tfm-compile looks for it.
 import shutil

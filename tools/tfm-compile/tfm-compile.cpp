@@ -14,6 +14,7 @@
 
 #include "Input.h"
 
+#include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Dialect/Tfm/IR/TfmDialect.h"
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Pipelines/Pipelines.h"
@@ -224,6 +225,12 @@ cl::opt<bool> noDedup(
     cl::desc("Compile every kernel on its own, even those that are the same "
              "code on other weights (a Transformer's layers; CPU only)"),
     cl::init(false), cl::cat(category));
+cl::opt<int64_t> tensorParallel(
+    "tensor-parallel",
+    cl::desc("Split the model's attention and feed-forward blocks over N "
+             "processes (Megatron-LM tensor parallelism on MPI); the "
+             "executable runs with `mpirun -np N` (CPU executables only)"),
+    cl::value_desc("N"), cl::init(1), cl::cat(category));
 cl::opt<bool> profile(
     "profile",
     cl::desc("Time every kernel, so that the executable's --profile prints "
@@ -380,6 +387,7 @@ LogicalResult buildPipeline(PassManager &pm,
     options.attentionKvTile = attentionKvTile;
     options.profile = profile;
     options.dedupKernels = !noDedup;
+    options.tensorParallel = tensorParallel;
     tfm::buildCpuPipeline(pm, options);
     if (options.stopAfter == tfm::CpuStage::LLVM)
       pm.addPass(tfm::createTfmEmitCInterface(cInterfaceOptions()));
@@ -514,6 +522,25 @@ std::string checkOptions() {
     return "--kv-cache is for --target=cpu for now: the GPU mapping cannot "
            "yet keep the caches' position, which the host reads, off the "
            "device";
+  if (tensorParallel < 1)
+    return "--tensor-parallel=" + std::to_string(tensorParallel) +
+           ": the number of processes is at least 1";
+  if (tensorParallel > 1) {
+    if (target == Target::Nvptx)
+      return "--tensor-parallel is for --target=cpu for now (one process "
+             "per GPU with NCCL is docs/distributed.md's plan)";
+    if (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj)
+      return "--tensor-parallel makes executables (--emit=exe) and IR for "
+             "now: a library's callers would have to start MPI themselves";
+    if (kvCache.getNumOccurrences())
+      return "--tensor-parallel does not split --kv-cache models yet: each "
+             "rank's caches would hold its heads only";
+#ifndef TFM_MPI_LIBRARIES
+    if (emitKind == EmitKind::Exe)
+      return "--tensor-parallel needs tfm built with Open MPI "
+             "(libopenmpi-dev; scripts/setup.sh installs it)";
+#endif
+  }
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0, 1, 2 or 3";
@@ -643,10 +670,22 @@ int compile(const char *argv0, MLIRContext &context, llvm::SourceMgr &sources) {
         findRuntimeArchive(argv0, "libtfm_runtime.a")};
     if (target == Target::Nvptx && !gpuEmulate)
       archives.push_back(findRuntimeArchive(argv0, "libtfm_gpu_runtime.a"));
+    if (tensorParallel > 1)
+      archives.push_back(findRuntimeArchive(argv0, "libtfm_mpi_runtime.a"));
     for (const std::string &archive : archives)
       if (!llvm::sys::fs::exists(archive))
         return fail("cannot find the runtime library '" + archive +
                     "' (see --runtime-dir)");
+#ifdef TFM_MPI_LIBRARIES
+    if (tensorParallel > 1) {
+      // Its MPI side whole (nothing in the model calls it; Main.cpp finds
+      // it through weak symbols), and Open MPI.
+      archives.back() = "-Wl,--whole-archive," + archives.back() +
+                        ",--no-whole-archive";
+      for (StringRef library : llvm::split(TFM_MPI_LIBRARIES, ';'))
+        archives.push_back(library.str());
+    }
+#endif
     // Object files of the module's partitions, optimized and compiled on
     // --j threads (the optimization above is theirs here).
     SmallVector<std::string> objects;
@@ -777,6 +816,7 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registry.insert<tfm::TfmDialect>();
+  tfm::registerCollectiveInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 

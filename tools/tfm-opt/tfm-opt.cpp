@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates kernels to LLVM IR.
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::tfm::TfmDialect>();
+  mlir::tfm::registerCollectiveInterfaces(registry);
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "tfm optimizer driver\n", registry));

@@ -7,6 +7,7 @@
 #include "tfm/Dialect/Tfm/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Conversion/ShardToMPI/ShardToMPI.h"
 #include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -61,7 +62,16 @@ static void buildVectorStage(OpPassManager &pm) {
 
 /// One-shot bufferization across function boundaries with identity layouts,
 /// results turned into caller-allocated out-parameters, and deallocation.
-static void buildBufferizationStage(OpPassManager &pm) {
+static void buildBufferizationStage(OpPassManager &pm,
+                                    int64_t tensorParallel) {
+  if (tensorParallel > 1) {
+    // The all-reduces of a tensor-parallel model become MPI calls on
+    // buffers of their own, which bufferization then takes as they are.
+    pm.addPass(createConvertShardToMPIPass());
+    TfmSimplifyMpiCommsOptions comms;
+    comms.ranks = tensorParallel;
+    pm.addPass(createTfmSimplifyMpiComms(comms));
+  }
   buildOneShotBufferization(pm);
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
@@ -84,7 +94,7 @@ static void buildBufferizationStage(OpPassManager &pm) {
 }
 
 void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
-                            bool dedupKernels) {
+                            bool dedupKernels, bool collectives) {
   TfmCpuOutlineKernelsOptions outline;
   outline.dedup = dedupKernels;
   pm.addPass(createTfmCpuOutlineKernels(outline));
@@ -136,6 +146,13 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
   // (runtime/Alloc.cpp), which report a failure instead of returning null.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  if (collectives) {
+    // The MPI dialect's calls (Open MPI's ABI, from the module's dlti.map).
+    ConvertToLLVMPassOptions mpiToLLVM;
+    mpiToLLVM.filterDialects = {"mpi"};
+    pm.addPass(createConvertToLLVMPass(mpiToLLVM));
+    pm.addPass(createTfmFixOpenMpiOpSymbols());
+  }
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   OpPassManager &scalars = pm.nest<func::FuncOp>();
   scalars.addPass(createArithToLLVMConversionPass());
@@ -151,6 +168,11 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
 void tfm::buildCpuPipeline(OpPassManager &pm,
                            const CpuPipelineOptions &config) {
   buildGraphOptimizerPipeline(pm, config.fusion);
+  if (config.tensorParallel > 1) {
+    TfmTensorParallelOptions split;
+    split.ranks = config.tensorParallel;
+    pm.addPass(createTfmTensorParallel(split));
+  }
   if (config.stopAfter == CpuStage::Graph)
     return;
   // Tile sizes of 0 leave the strategy's defaults.
@@ -172,10 +194,11 @@ void tfm::buildCpuPipeline(OpPassManager &pm,
   buildVectorStage(pm);
   if (config.stopAfter == CpuStage::Vector)
     return;
-  buildBufferizationStage(pm);
+  buildBufferizationStage(pm, config.tensorParallel);
   if (config.profile)
     pm.addPass(createTfmProfileKernels());
   if (config.stopAfter == CpuStage::Bufferized)
     return;
-  buildCpuLLVMStage(pm, /*vectorized=*/true, config.dedupKernels);
+  buildCpuLLVMStage(pm, /*vectorized=*/true, config.dedupKernels,
+                    /*collectives=*/config.tensorParallel > 1);
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
 #include "tfm/Target/Native/EntryPoint.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
@@ -191,6 +192,13 @@ LogicalResult emitCInterface(ModuleOp module, const EntrySignature &signature,
       buildTypedEntry(b, typedName, ciface, signature, DataLayout(module));
   buildRun(b, typed, signature.dimNames.size(), prefix);
   buildSignatureGlobal(b, ciface.getLoc(), signature, prefix);
+  // A tensor-parallel model's number of ranks, which its executable checks
+  // against mpirun's (runtime/Distributed.cpp).
+  if (auto ranks = module->getAttrOfType<IntegerAttr>(kTensorParallelAttr))
+    LLVM::GlobalOp::create(b, ciface.getLoc(), b.getI32Type(),
+                           /*isConstant=*/true, LLVM::Linkage::External,
+                           (prefix + "_tensor_parallel_ranks").str(),
+                           b.getI32IntegerAttr(ranks.getInt()));
   // The entry and its C interface are the typed function's to call: kept
   // out of the binary's exports, two libraries of different prefixes link
   // into one program.

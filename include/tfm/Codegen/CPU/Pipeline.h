@@ -72,14 +72,20 @@ struct CpuPipelineOptions : public PassPipelineOptions<CpuPipelineOptions> {
                      "code on other buffers and weights "
                      "(tfm-cpu-outline-kernels' dedup)"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> tensorParallel{
+      *this, "tensor-parallel",
+      llvm::cl::desc("Split the model over this many MPI ranks "
+                     "(tfm-tensor-parallel; 1: one process)"),
+      llvm::cl::init(1)};
 };
 
 /// The CPU pipeline's last stage: loops, vectors and OpenMP to the LLVM
 /// dialect. `vectorized` is false for code that the CPU's vector stage did
 /// not make (the GPU emulation's host code). With `dedupKernels`, kernels
-/// that are the same code on other buffers share one function.
+/// that are the same code on other buffers share one function. With
+/// `collectives`, the MPI calls of a tensor-parallel model are lowered too.
 void buildCpuLLVMStage(OpPassManager &pm, bool vectorized = false,
-                       bool dedupKernels = true);
+                       bool dedupKernels = true, bool collectives = false);
 
 /// The whole CPU pipeline, from tfm to the LLVM dialect, stopping after
 /// `options.stopAfter`.

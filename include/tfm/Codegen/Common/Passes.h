@@ -15,7 +15,11 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
+namespace mpi {
+class MPIDialect;
+} // namespace mpi
 namespace tfm {
 
 #define GEN_PASS_DECL
@@ -41,6 +45,11 @@ void buildTfmToLinalgStage(OpPassManager &pm,
 /// results turned into caller-allocated out-parameters (static result
 /// buffers hoisted into them). Deallocation is each target's business.
 void buildOneShotBufferization(OpPassManager &pm);
+
+/// Attaches what tfm's lowering of collectives needs to the MPI dialect:
+/// the memory effects of `mpi.allreduce` (Collectives.cpp). Every tool that
+/// runs the CPU pipeline registers it.
+void registerCollectiveInterfaces(DialectRegistry &registry);
 
 #define GEN_PASS_REGISTRATION
 #include "tfm/Codegen/Common/Passes.h.inc"

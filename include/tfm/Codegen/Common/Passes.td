@@ -470,4 +470,38 @@ def TfmProfileKernels : Pass<"tfm-profile-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def TfmFixOpenMpiOpSymbols : Pass<"tfm-fix-openmpi-op-symbols",
+                                   "::mlir::ModuleOp"> {
+  let summary = "Name Open MPI's reduction ops as libmpi defines them";
+  let description = [{
+    MLIR 22's lowering of the MPI dialect to LLVM (for
+    `dlti.map<"MPI:Implementation" = "OpenMPI">`) passes the predefined
+    reduction ops as the addresses of `@ompi_mpi_sum`, `@ompi_mpi_max` and
+    so on; Open MPI's `mpi.h` defines `MPI_SUM` as `&ompi_mpi_op_sum`, and
+    libmpi has no `ompi_mpi_sum`, so the binary would not link. This pass
+    renames those external globals (and their uses) to `ompi_mpi_op_*`.
+  }];
+}
+
+def TfmSimplifyMpiComms : Pass<"tfm-simplify-mpi-comms", "::mlir::ModuleOp"> {
+  let summary = "Use MPI_COMM_WORLD for the collectives of a 1-D grid of all "
+                "ranks";
+  let description = [{
+    `convert-shard-to-mpi` gives each collective a communicator of its own:
+    an `mpi.comm_split` of MPI_COMM_WORLD with one color and the rank as
+    key (modulo the grid's size), before every call. That split is itself a
+    collective, and its communicator is never freed, so a model that runs a
+    thousand times would create a thousand. On a 1-D grid of `ranks`
+    processes, the split is the world again (the same group, in the same
+    order); this pass replaces it by its operand and erases it. It also
+    erases the `shard.grid` ops that nothing names any more, which have no
+    LLVM translation.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"2",
+           "The size of the 1-D grid (the world's size)">,
+  ];
+  let dependentDialects = ["::mlir::mpi::MPIDialect"];
+}
+
 #endif // TFM_CODEGEN_COMMON_PASSES_TD

@@ -72,3 +72,33 @@ DenseElementsAttr mlir::tfm::transposeConstantMatrix(DenseElementsAttr value) {
                  type.getDimSize(1), bits / 8);
   return DenseElementsAttr::getFromRawBuffer(transposed, out);
 }
+
+DenseElementsAttr mlir::tfm::sliceConstant(DenseElementsAttr value,
+                                           int64_t dim, int64_t parts,
+                                           int64_t part) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> sliceShape(shape);
+  sliceShape[dim] /= parts;
+  auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
+  if (value.isSplat())
+    return value.resizeSplat(sliceType);
+  unsigned bits = type.getElementTypeBitWidth();
+  if (bits % 8 != 0)
+    return {};
+  // Each of the `outer` rows of dimensions before `dim` contributes one run
+  // of `sliceShape[dim]` inner blocks.
+  int64_t outer = 1, inner = bits / 8;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (int64_t d = dim + 1, e = shape.size(); d < e; ++d)
+    inner *= shape[d];
+  int64_t run = sliceShape[dim] * inner;
+  ArrayRef<char> in = value.getRawData();
+  std::vector<char> out(outer * run);
+  for (int64_t o = 0; o < outer; ++o)
+    std::memcpy(out.data() + o * run,
+                in.data() + (o * shape[dim] + part * sliceShape[dim]) * inner,
+                run);
+  return DenseElementsAttr::getFromRawBuffer(sliceType, out);
+}

@@ -22,6 +22,13 @@ namespace tfm {
 /// splat. Null when its elements are not whole bytes (i1).
 DenseElementsAttr transposeConstantMatrix(DenseElementsAttr value);
 
+/// Part `part` of `parts` equal parts of the static constant `value` along
+/// dimension `dim` (which `parts` divides): what one rank of a
+/// tensor-parallel model holds of a weight. A splat stays a splat. Null when
+/// its elements are not whole bytes (i1).
+DenseElementsAttr sliceConstant(DenseElementsAttr value, int64_t dim,
+                                int64_t parts, int64_t part);
+
 /// Copies the [rows, cols] matrix of `elementBytes`-byte elements at `in`
 /// into `out` as [cols, rows]. Neither needs any alignment.
 void transposeBytes(const char *in, char *out, int64_t rows, int64_t cols,

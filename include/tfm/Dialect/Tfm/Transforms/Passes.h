@@ -11,6 +11,11 @@ class OpPassManager;
 class RewritePatternSet;
 namespace tfm {
 
+/// The module attribute with which tfm-tensor-parallel records the number
+/// of ranks it split the model over; the executable checks it against
+/// mpirun's.
+constexpr const char *kTensorParallelAttr = "tfm.tensor_parallel";
+
 #define GEN_PASS_DECL
 #include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
 

@@ -43,6 +43,52 @@ def TfmDecompose : Pass<"tfm-decompose"> {
   ];
 }
 
+def TfmTensorParallel : Pass<"tfm-tensor-parallel", "::mlir::ModuleOp"> {
+  let summary = "Split a Transformer over the ranks of a 1-D grid "
+                "(Megatron-LM tensor parallelism)";
+  let description = [{
+    Splits each attention block and feed-forward of the public functions
+    over `ranks` processes, as Megatron-LM does: the products on the way in
+    by output features (whole heads, whole hidden units per rank), the
+    products on the way out by input features, followed by one
+    `shard.all_reduce` of their partial sums on the grid `@tfm_tp`. What it
+    splits:
+
+    - `tfm.multi_head_attention` (its heads; grouped-query attention's
+      key/value heads too) and `tfm.ffn` (its hidden units, gated or not)
+      whose weights are constants;
+    - chains of primitives: a `tfm.linear` whose output flows, through
+      reshapes, transposes, `tfm.split_heads`/`tfm.merge_heads`,
+      `tfm.attention`, `tfm.rotary_embedding` and elementwise ops, into the
+      input of another `tfm.linear`. A fused projection whose output
+      `tensor.extract_slice` cuts into Q, K and V (as ONNX exports of
+      `nn.MultiheadAttention` have it) is split per segment.
+
+    Everything else runs whole on every rank. The entry's body becomes one
+    private function per rank (`@main_rank0`, ...), whose weights are
+    constants of that rank's slices; the entry calls its rank's
+    (`shard.process_linear_index`). The bias of a product split by input
+    features stays on rank 0 (zeros elsewhere), so the sum counts it once.
+    The module records `tfm.tensor_parallel = ranks` and the MPI flavour
+    (`dlti.map`, Open MPI) for `convert-shard-to-mpi`.
+
+    Heads, hidden units or output features that `ranks` does not divide
+    are an error.
+  }];
+  let options = [
+    Option<"ranks", "ranks", "int64_t", /*default=*/"2",
+           "The number of ranks (processes) to split over">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::DLTIDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::shard::ShardDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // Graph optimizer: fusion
 //===----------------------------------------------------------------------===//

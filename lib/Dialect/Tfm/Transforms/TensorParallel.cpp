@@ -1,0 +1,997 @@
+//===- TensorParallel.cpp - tfm-tensor-parallel ----------------------------===//
+//
+// Implements `tfm-tensor-parallel`: Megatron-LM's split of a Transformer over
+// the N ranks of a 1-D `shard.grid`. Each attention block's query, key and
+// value projections and each feed-forward's first product are split by
+// output features (whole heads, whole hidden units per rank), the work
+// between them stays on each rank's slice, and the products on the way out
+// are split by input features, giving partial sums that one
+// `shard.all_reduce` per block adds up. Everything else (embeddings, norms,
+// residuals, the classifier) is computed whole on every rank.
+//
+// The per-rank program is specialised per rank: the entry's body is cloned
+// into one private function per rank whose weights are constants of that
+// rank's slice, and the entry calls the clone of its rank
+// (`shard.process_linear_index`). Constants stay constants, so the CPU
+// pipeline packs each rank's panels at compile time as it does for one
+// process, and a rank's process only ever touches the pages of its own
+// slices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Dialect/Tfm/IR/ConstantLayout.h"
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/DLTI/DLTI.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMTENSORPARALLEL
+#include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// The grid's symbol.
+constexpr StringLiteral kGridName = "tfm_tp";
+
+/// The constant `value` is, or null.
+DenseElementsAttr getConstant(Value value) {
+  DenseElementsAttr attr;
+  if (value && matchPattern(value, m_Constant(&attr)))
+    return attr;
+  return {};
+}
+
+bool isConstantOrNull(Value value) { return !value || getConstant(value); }
+
+/// `type` with dimension `dim` divided by `ranks`.
+RankedTensorType splitType(Type type, int64_t dim, int64_t ranks) {
+  auto tensor = cast<RankedTensorType>(type);
+  SmallVector<int64_t> shape(tensor.getShape());
+  shape[dim] /= ranks;
+  return tensor.clone(shape);
+}
+
+//===----------------------------------------------------------------------===//
+// The plan: which ops each rank computes a slice of
+//===----------------------------------------------------------------------===//
+
+/// How a value is divided over the ranks: dimension `dim`, of size M, read
+/// as `outer` x Q (row-major), where each rank holds a contiguous block of
+/// Q / ranks of every one of the `outer` runs. A product's output features
+/// are one run (outer = 1); once reshapes merge them with the batch (as
+/// `[B, H, ...]` flattened to `[B * H, ...]`), the heads of a rank recur
+/// once per batch (outer = B). Each rank's local size along `dim` is
+/// M / ranks either way; `outer` is what the rules compare.
+struct Split {
+  int64_t dim;
+  int64_t outer = 1;
+  bool operator==(const Split &other) const {
+    return dim == other.dim && outer == other.outer;
+  }
+  bool operator!=(const Split &other) const { return !(*this == other); }
+};
+
+/// How one op of the graph changes in a rank's program. Ops are named by
+/// their position in a pre-order walk of the entry, the same in each clone.
+enum class Role {
+  /// tfm.multi_head_attention or tfm.ffn split whole: sliced weights, a
+  /// partial result, an all-reduce.
+  Block,
+  /// A tfm.linear split by output features: its weight's rows (per segment
+  /// of a fused projection, `segments`), its bias.
+  Column,
+  /// A tfm.linear split by input features: its weight's columns, its bias on
+  /// rank 0 only, then the all-reduce.
+  Row,
+  /// An op between them, computing on slices: result `dim` divided.
+  Local,
+};
+
+struct Step {
+  Role role;
+  /// Local: how each result is divided.
+  SmallVector<Split, 1> splits;
+  /// Column: the sizes of the output segments of a fused projection whose
+  /// result is cut by tensor.extract_slice (one segment otherwise).
+  SmallVector<int64_t> segments;
+};
+
+class Planner {
+public:
+  Planner(func::FuncOp func, int64_t ranks) : func(func), ranks(ranks) {
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      index[op] = order.size();
+      order.push_back(op);
+    });
+  }
+
+  /// Plans the split, or fails with a diagnostic.
+  LogicalResult plan();
+
+  /// The steps by op position.
+  llvm::MapVector<unsigned, Step> steps;
+
+private:
+  LogicalResult planBlocks();
+  LogicalResult planChains();
+  /// Propagates divided values from `starts` (column linears). Returns the
+  /// first op with no rule for a divided operand, or null.
+  /// Propagates divided values from `starts` (column linears) in program
+  /// order. Returns the first op with no rule for its divided operands, or
+  /// null; `inBlock` says whether values computed from that op's would reach
+  /// the input of a product (the block's way out), so that the op sits
+  /// inside an attention or feed-forward block rather than after one.
+  Operation *propagate(ArrayRef<LinearOp> starts,
+                       DenseMap<Value, Split> &split,
+                       llvm::MapVector<Operation *, Step> &found,
+                       bool &inBlock);
+  /// The rule for `op`, whose operands in `split` are divided: the divided
+  /// dimensions of its results, Row for a linear that ends the chain, or
+  /// failure.
+  FailureOr<Step> getRule(Operation *op, const DenseMap<Value, Split> &split);
+  LogicalResult checkDivisible(Operation *op, Type type, int64_t dim,
+                               StringRef what);
+
+  func::FuncOp func;
+  int64_t ranks;
+  SmallVector<Operation *> order;
+  DenseMap<Operation *, unsigned> index;
+};
+
+LogicalResult Planner::checkDivisible(Operation *op, Type type, int64_t dim,
+                                      StringRef what) {
+  int64_t size = cast<ShapedType>(type).getDimSize(dim);
+  if (ShapedType::isDynamic(size))
+    return op->emitError() << "cannot split " << what << " over " << ranks
+                           << " ranks: its size is dynamic";
+  if (size % ranks != 0)
+    return op->emitError() << "cannot split " << what << " over " << ranks
+                           << " ranks: " << size << " is not a multiple of "
+                           << ranks;
+  return success();
+}
+
+LogicalResult Planner::planBlocks() {
+  for (Operation *op : order) {
+    if (auto mha = dyn_cast<MultiHeadAttentionOp>(op)) {
+      if (!llvm::all_of(ValueRange{mha.getWQ(), mha.getWK(), mha.getWV(),
+                                   mha.getWO(), mha.getBQ(), mha.getBK(),
+                                   mha.getBV(), mha.getBO()},
+                        isConstantOrNull))
+        continue;
+      int64_t heads = mha.getNumHeads(), kvHeads = mha.getKeyValueHeads();
+      if (heads % ranks != 0)
+        return mha.emitError() << "cannot split " << heads << " heads over "
+                               << ranks << " ranks: " << heads
+                               << " is not a multiple of " << ranks;
+      if (kvHeads % ranks != 0)
+        return mha.emitError() << "cannot split " << kvHeads
+                               << " key/value heads over " << ranks
+                               << " ranks: " << kvHeads
+                               << " is not a multiple of " << ranks;
+      if (Value mask = mha.getMask()) {
+        auto type = cast<RankedTensorType>(mask.getType());
+        if (type.getRank() == 3 && type.getDimSize(0) != 1)
+          return mha.emitError()
+                 << "cannot split a multi-head attention whose mask has a "
+                    "leading dimension of "
+                 << type.getDimSize(0)
+                 << " (per batch and head): no rule splits it by heads";
+      }
+      steps[index[op]] = Step{Role::Block, {}, {}};
+    } else if (auto ffn = dyn_cast<FfnOp>(op)) {
+      if (!llvm::all_of(ValueRange{ffn.getWGate(), ffn.getBGate(),
+                                   ffn.getW1(), ffn.getB1(), ffn.getW2(),
+                                   ffn.getB2()},
+                        isConstantOrNull))
+        continue;
+      if (failed(checkDivisible(ffn, ffn.getW1().getType(), 0,
+                                "the hidden units of a feed-forward")))
+        return failure();
+      steps[index[op]] = Step{Role::Block, {}, {}};
+    }
+  }
+  return success();
+}
+
+/// The static offsets and sizes of `slice` along `dim` if it cuts only that
+/// dimension of its source, with unit strides.
+static std::optional<std::pair<int64_t, int64_t>>
+getSliceAlong(tensor::ExtractSliceOp slice, int64_t dim) {
+  RankedTensorType source = slice.getSourceType();
+  if (!slice.hasUnitStride() || slice.getSourceType().getRank() !=
+                                    slice.getResultType().getRank())
+    return std::nullopt;
+  for (int64_t d = 0, e = source.getRank(); d < e; ++d) {
+    std::optional<int64_t> offset =
+        getConstantIntValue(slice.getMixedOffsets()[d]);
+    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[d]);
+    if (d == dim) {
+      if (!offset || !size)
+        return std::nullopt;
+      continue;
+    }
+    if (!offset || *offset != 0 || ShapedType::isDynamic(source.getDimSize(d)) ||
+        !size || *size != source.getDimSize(d))
+      return std::nullopt;
+  }
+  return std::make_pair(*getConstantIntValue(slice.getMixedOffsets()[dim]),
+                        *getConstantIntValue(slice.getMixedSizes()[dim]));
+}
+
+/// The segments of a fused projection's `result` ([..., F]): the sizes of
+/// the runs that tensor.extract_slice users cut along F, in order, if they
+/// tile F exactly; {F} when the result is used whole.
+static std::optional<SmallVector<int64_t>> getSegments(Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t last = type.getRank() - 1, features = type.getDimSize(last);
+  std::map<int64_t, int64_t> runs;
+  bool whole = false;
+  for (Operation *user : result.getUsers()) {
+    auto slice = dyn_cast<tensor::ExtractSliceOp>(user);
+    if (!slice) {
+      whole = true;
+      continue;
+    }
+    auto run = getSliceAlong(slice, last);
+    if (!run)
+      return std::nullopt;
+    auto [it, inserted] = runs.insert(*run);
+    if (!inserted && it->second != run->second)
+      return std::nullopt;
+  }
+  if (whole || runs.empty())
+    return runs.empty() ? std::optional(SmallVector<int64_t>{features})
+                        : std::nullopt;
+  SmallVector<int64_t> segments;
+  int64_t next = 0;
+  for (auto [offset, size] : runs) {
+    if (offset != next)
+      return std::nullopt;
+    segments.push_back(size);
+    next += size;
+  }
+  if (next != features)
+    return std::nullopt;
+  return segments;
+}
+
+/// Whether the linalg op `op` is elementwise with its result indexed by the
+/// loops in order, each operand in `split` read at loop `loop` along its
+/// divided dimension (divided as `want`), and the others not reading loop
+/// `loop` at all.
+static bool isElementwiseOn(linalg::LinalgOp op, int64_t loop, Split want,
+                            const DenseMap<Value, Split> &split) {
+  if (op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != op.getNumParallelLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !op.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    auto it = split.find(input->get());
+    if (it != split.end()) {
+      if (!map.isProjectedPermutation() ||
+          it->second.dim >= map.getNumResults() ||
+          map.getDimPosition(it->second.dim) != loop ||
+          it->second.outer != want.outer)
+        return false;
+      continue;
+    }
+    if (map.isFunctionOfDim(loop))
+      return false;
+  }
+  return true;
+}
+
+/// `divided` through tensor.expand_shape of group `dims` (the result
+/// dimensions it becomes): the result dimension where the divided factor Q
+/// lands whole, with the sizes inside it a whole number of each rank's
+/// block. None when the sizes are dynamic or cut through Q.
+static std::optional<Split> expandSplit(Split divided, int64_t size,
+                                        ArrayRef<int64_t> dims,
+                                        ArrayRef<int64_t> shape,
+                                        int64_t ranks) {
+  if (ShapedType::isDynamic(size) || size % divided.outer != 0)
+    return std::nullopt;
+  int64_t q = size / divided.outer;
+  int64_t inner = 1;
+  for (int64_t d : llvm::reverse(dims)) {
+    if (ShapedType::isDynamic(shape[d]))
+      return std::nullopt;
+    int64_t span = inner * shape[d];
+    if (span % q == 0) {
+      // Q lies in dimension `d` and the ones inside it.
+      if (q % (ranks * inner) != 0)
+        return std::nullopt;
+      int64_t factor = q / inner;
+      return Split{d, shape[d] / factor};
+    }
+    if (q % span != 0)
+      return std::nullopt;
+    inner = span;
+  }
+  return std::nullopt;
+}
+
+FailureOr<Step> Planner::getRule(Operation *op,
+                                 const DenseMap<Value, Split> &split) {
+  auto splitOf = [&](Value value) -> std::optional<Split> {
+    auto it = split.find(value);
+    if (it == split.end())
+      return std::nullopt;
+    return it->second;
+  };
+  auto dimOf = [&](Value value) -> std::optional<int64_t> {
+    if (auto divided = splitOf(value))
+      return divided->dim;
+    return std::nullopt;
+  };
+  auto local = [](Split divided) { return Step{Role::Local, {divided}, {}}; };
+
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    // Input features in one contiguous block per rank: the columns of the
+    // weight that the rank keeps.
+    auto divided = splitOf(linear.getInput());
+    if (!divided ||
+        *divided != Split{linear.getInput().getType().getRank() - 1, 1} ||
+        splitOf(linear.getWeight()) || !getConstant(linear.getWeight()) ||
+        !isConstantOrNull(linear.getBias()) ||
+        linear.getActivation() != Activation::none)
+      return failure();
+    return Step{Role::Row, {}, {}};
+  }
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    // A cut of a fused projection's result: the column linear's segments
+    // keep it whole (getSegments).
+    auto divided = splitOf(slice.getSource());
+    if (!divided || divided->outer != 1 ||
+        !slice.getSource().getDefiningOp<LinearOp>() ||
+        !getSliceAlong(slice, divided->dim))
+      return failure();
+    return local(*divided);
+  }
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    Split divided = *splitOf(expand.getSrc());
+    auto result = expandSplit(
+        divided, expand.getSrcType().getDimSize(divided.dim),
+        expand.getReassociationIndices()[divided.dim],
+        expand.getResultType().getShape(), ranks);
+    if (!result)
+      return failure();
+    return local(*result);
+  }
+  if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    // The dimensions merged outside the divided one multiply `outer`.
+    Split divided = *splitOf(collapse.getSrc());
+    ArrayRef<int64_t> shape = collapse.getSrcType().getShape();
+    for (auto [group, dims] :
+         llvm::enumerate(collapse.getReassociationIndices())) {
+      if (!llvm::is_contained(dims, divided.dim))
+        continue;
+      int64_t outer = divided.outer;
+      for (int64_t d : dims) {
+        if (d == divided.dim)
+          break;
+        if (ShapedType::isDynamic(shape[d]))
+          return failure();
+        outer *= shape[d];
+      }
+      return local(Split{static_cast<int64_t>(group), outer});
+    }
+    return failure();
+  }
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+    if (!transpose.getInit().getDefiningOp<tensor::EmptyOp>())
+      return failure();
+    Split divided = *splitOf(transpose.getInput());
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    divided.dim = llvm::find(perm, divided.dim) - perm.begin();
+    return local(divided);
+  }
+  if (auto splitHeads = dyn_cast<SplitHeadsOp>(op)) {
+    // [B, S, H * Dh] -> [B * H, S, Dh]: each rank's heads, once per batch.
+    auto type = splitHeads.getInput().getType();
+    if (*splitOf(splitHeads.getInput()) != Split{type.getRank() - 1, 1} ||
+        type.isDynamicDim(0))
+      return failure();
+    return local(Split{0, type.getDimSize(0)});
+  }
+  if (auto mergeHeads = dyn_cast<MergeHeadsOp>(op)) {
+    auto type = mergeHeads.getResult().getType();
+    if (type.isDynamicDim(0) ||
+        *splitOf(mergeHeads.getInput()) != Split{0, type.getDimSize(0)})
+      return failure();
+    return local(Split{type.getRank() - 1, 1});
+  }
+  if (auto attention = dyn_cast<AttentionOp>(op)) {
+    auto divided = splitOf(attention.getQuery());
+    int64_t rank = attention.getQuery().getType().getRank();
+    if (!divided || divided->dim >= rank - 2 ||
+        dimOf(attention.getKey()) != divided->dim ||
+        dimOf(attention.getValue()) != divided->dim ||
+        splitOf(attention.getKey())->outer != divided->outer ||
+        splitOf(attention.getValue())->outer != divided->outer)
+      return failure();
+    // Lengths and masks apply to the query's heads: one for every head, or
+    // divided like them.
+    if (Value lens = attention.getValidLens())
+      if (splitOf(lens) != divided)
+        return failure();
+    if (Value mask = attention.getMask()) {
+      auto maskType = cast<RankedTensorType>(mask.getType());
+      int64_t aligned = divided->dim - (rank - maskType.getRank());
+      if (auto maskSplit = splitOf(mask)) {
+        if (*maskSplit != Split{aligned, divided->outer})
+          return failure();
+      } else if (aligned >= 0 && maskType.getDimSize(aligned) != 1) {
+        return failure();
+      }
+    }
+    return local(*divided);
+  }
+  if (auto rotary = dyn_cast<RotaryEmbeddingOp>(op)) {
+    auto divided = splitOf(rotary.getInput());
+    if (!divided ||
+        divided->dim >= rotary.getInput().getType().getRank() - 2 ||
+        splitOf(rotary.getCos()) || splitOf(rotary.getSin()))
+      return failure();
+    return local(*divided);
+  }
+  if (auto gelu = dyn_cast<GeluOp>(op))
+    return local(*splitOf(gelu.getInput()));
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    // Elementwise: the divided loop is the one every divided operand reads
+    // along its divided dimension; the result is divided there.
+    for (OpOperand *input : linalgOp.getDpsInputOperands()) {
+      auto divided = splitOf(input->get());
+      if (!divided)
+        continue;
+      AffineMap map = linalgOp.getMatchingIndexingMap(input);
+      if (!map.isProjectedPermutation() || divided->dim >= map.getNumResults())
+        return failure();
+      Split result{map.getDimPosition(divided->dim), divided->outer};
+      if (!isElementwiseOn(linalgOp, result.dim, result, split))
+        return failure();
+      return local(result);
+    }
+    return failure();
+  }
+  if (op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+      isa<RankedTensorType>(op->getResult(0).getType())) {
+    // arith on tensors: every operand divided alike.
+    std::optional<Split> divided = splitOf(op->getOperand(0));
+    if (!divided || llvm::any_of(op->getOperands(), [&](Value v) {
+          return splitOf(v) != divided;
+        }))
+      return failure();
+    return local(*divided);
+  }
+  return failure();
+}
+
+Operation *Planner::propagate(ArrayRef<LinearOp> starts,
+                              DenseMap<Value, Split> &split,
+                              llvm::MapVector<Operation *, Step> &found,
+                              bool &inBlock) {
+  DenseSet<Operation *> startSet;
+  for (LinearOp linear : starts) {
+    startSet.insert(linear);
+    split[linear.getResult()] =
+        Split{linear.getResult().getType().getRank() - 1, 1};
+  }
+  Operation *stuck = nullptr;
+  // Past `stuck`, the values that depend on its results, as long as they
+  // stay what a block computes between its products: not joined with the
+  // whole stream (a residual) and not normalized.
+  DenseSet<Value> tainted;
+  auto isBoundary = [&](Operation *op) {
+    if (isa<LayerNormOp, RmsNormOp, AddNormOp>(op))
+      return true;
+    return llvm::any_of(op->getOperands(), [&](Value v) {
+      return isa<RankedTensorType>(v.getType()) && !tainted.contains(v) &&
+             !split.contains(v) && !getConstant(v) &&
+             !v.getDefiningOp<tensor::EmptyOp>();
+    });
+  };
+  inBlock = false;
+  for (Operation *op : order) {
+    if (op == func)
+      continue;
+    if (stuck) {
+      if (llvm::none_of(op->getOperands(),
+                        [&](Value v) { return tainted.contains(v); }))
+        continue;
+      if (auto linear = dyn_cast<LinearOp>(op);
+          linear && tainted.contains(linear.getInput())) {
+        inBlock = true;
+        break;
+      }
+      if (!isBoundary(op))
+        for (Value result : op->getResults())
+          tainted.insert(result);
+      continue;
+    }
+    if (startSet.contains(op) ||
+        llvm::none_of(op->getOperands(),
+                      [&](Value v) { return split.contains(v); }))
+      continue;
+    FailureOr<Step> step = getRule(op, split);
+    if (failed(step)) {
+      stuck = op;
+      if (!isBoundary(op))
+        for (Value result : op->getResults())
+          tainted.insert(result);
+      continue;
+    }
+    for (auto [result, divided] : llvm::zip(op->getResults(), step->splits))
+      split[result] = divided;
+    found.insert({op, *step});
+  }
+  return stuck;
+}
+
+LogicalResult Planner::planChains() {
+  // Candidates: the linears whose weights are constants, not taken by a
+  // block, with an output that no other use than slices of a fused
+  // projection reads in pieces.
+  SmallVector<LinearOp> candidates;
+  for (Operation *op : order)
+    if (auto linear = dyn_cast<LinearOp>(op))
+      if (getConstant(linear.getWeight()) &&
+          isConstantOrNull(linear.getBias()) && getSegments(linear.getResult()))
+        candidates.push_back(linear);
+
+  // Start from every candidate; drop those whose slices reach an op with no
+  // rule (the classifier's output returned, a residual add of a slice and a
+  // whole value) or that end another's chain, until the rest propagate.
+  DenseMap<Value, Split> split;
+  llvm::MapVector<Operation *, Step> found;
+  while (!candidates.empty()) {
+    split.clear();
+    found.clear();
+    bool inBlock = false;
+    Operation *stuck = propagate(candidates, split, found, inBlock);
+    // A candidate that another chain's slices reach is that chain's Row.
+    auto isReached = [&](LinearOp linear) {
+      return split.contains(linear.getInput());
+    };
+    if (llvm::any_of(candidates, isReached)) {
+      llvm::erase_if(candidates, isReached);
+      continue;
+    }
+    // The column linears that the divided operands of `op` come from.
+    auto originsOf = [&](Operation *op) {
+      DenseSet<Operation *> origins;
+      SmallVector<Value> work;
+      for (Value operand : op->getOperands())
+        if (split.contains(operand))
+          work.push_back(operand);
+      DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value value = work.pop_back_val();
+        if (!seen.insert(value).second)
+          continue;
+        Operation *def = value.getDefiningOp();
+        if (!def)
+          continue;
+        if (llvm::is_contained(candidates, dyn_cast<LinearOp>(def))) {
+          origins.insert(def);
+          continue;
+        }
+        for (Value operand : def->getOperands())
+          if (split.contains(operand))
+            work.push_back(operand);
+      }
+      return origins;
+    };
+    DenseSet<Operation *> dropped;
+    if (stuck) {
+      // Those whose slices reach an op with no rule: fine where they never
+      // reach a product on the way out (a classifier's output returned),
+      // an error inside an attention or feed-forward block.
+      dropped = originsOf(stuck);
+      if (inBlock)
+        return stuck->emitError()
+               << "cannot split this op over " << ranks
+               << " ranks: no tensor-parallel rule takes its operands divided "
+                  "as they are, between the products of an attention or "
+                  "feed-forward block";
+      if (dropped.empty())
+        return stuck->emitError("tensor parallelism: no rule for this op");
+    } else {
+      // Those whose slices reach no product on the way out: nothing would
+      // add their partial results up.
+      DenseSet<Operation *> ended;
+      for (auto &[op, step] : found)
+        if (step.role == Role::Row)
+          for (Operation *origin : originsOf(op))
+            ended.insert(origin);
+      for (LinearOp linear : candidates)
+        if (!ended.contains(linear))
+          dropped.insert(linear);
+      if (dropped.empty())
+        break;
+    }
+    llvm::erase_if(candidates,
+                   [&](LinearOp linear) { return dropped.contains(linear); });
+  }
+
+  for (LinearOp linear : candidates) {
+    Step step{Role::Column, {}, *getSegments(linear.getResult())};
+    for (int64_t segment : step.segments)
+      if (segment % ranks != 0)
+        return linear.emitError()
+               << "cannot split the " << segment
+               << " output features of this product over " << ranks
+               << " ranks: " << segment << " is not a multiple of " << ranks;
+    steps[index[linear]] = step;
+  }
+  for (auto &[op, step] : found) {
+    for (auto [result, divided] : llvm::zip(op->getResults(), step.splits))
+      if (failed(checkDivisible(op, result.getType(), divided.dim,
+                                "this op's result")))
+        return failure();
+    if (auto heads = dyn_cast<SplitHeadsOp>(op); heads &&
+        heads.getNumHeads() % ranks != 0)
+      return op->emitError() << "cannot split " << heads.getNumHeads()
+                             << " heads over " << ranks << " ranks";
+    steps[index[op]] = step;
+  }
+  return success();
+}
+
+LogicalResult Planner::plan() {
+  if (failed(planBlocks()) || failed(planChains()))
+    return failure();
+  if (!llvm::any_of(steps, [](auto &entry) {
+        return entry.second.role == Role::Block ||
+               entry.second.role == Role::Row;
+      }))
+    return func.emitError()
+           << "found no attention or feed-forward block to split over "
+           << ranks << " ranks (tensor parallelism splits "
+           << "tfm.multi_head_attention, tfm.ffn, and chains of tfm.linear "
+              "products through attention or an activation into another)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// A rank's program
+//===----------------------------------------------------------------------===//
+
+class RankRewriter {
+public:
+  RankRewriter(func::FuncOp func, int64_t ranks, int64_t rank)
+      : constants(OpBuilder::atBlockBegin(&func.getBody().front())),
+        ranks(ranks), rank(rank) {}
+
+  void apply(Operation *op, const Step &step);
+
+private:
+  /// `value`, a constant, sliced to this rank's part along `dim`.
+  Value slice(OpBuilder &b, Value value, int64_t dim,
+              ArrayRef<int64_t> segments = {});
+  /// `bias` on rank 0, zeros on the others: summed over the ranks, the bias
+  /// of a product split by input features counts once.
+  Value biasOnFirstRank(OpBuilder &b, Value bias);
+  /// Replaces the uses of `partial` by its sum over the ranks.
+  void allReduce(OpBuilder &b, Value partial);
+  void divideResults(Operation *op, ArrayRef<Split> splits);
+
+  /// Where the slices go: the top of the function, each made once.
+  OpBuilder constants;
+  DenseMap<std::pair<Value, int64_t>, Value> slices;
+  int64_t ranks, rank;
+};
+
+Value RankRewriter::slice(OpBuilder &b, Value value, int64_t dim,
+                          ArrayRef<int64_t> segments) {
+  if (!value)
+    return value;
+  Value &memo = slices[{value, dim}];
+  if (memo)
+    return memo;
+  DenseElementsAttr attr = getConstant(value);
+  auto type = cast<RankedTensorType>(attr.getType());
+  if (attr.isSplat())
+    return memo = arith::ConstantOp::create(
+               constants, value.getLoc(),
+               attr.resizeSplat(splitType(type, dim, ranks)));
+  SmallVector<int64_t> runs(segments);
+  if (runs.empty())
+    runs.push_back(type.getDimSize(dim));
+  // Each segment sliced on its own, then concatenated again.
+  SmallVector<DenseElementsAttr> pieces;
+  int64_t offset = 0;
+  for (int64_t run : runs) {
+    DenseElementsAttr piece = attr;
+    if (runs.size() > 1) {
+      SmallVector<int64_t> shape(type.getShape());
+      shape[dim] = run;
+      // The run as its own constant: dimension `dim` from `offset`.
+      int64_t outer = 1, inner = type.getElementTypeBitWidth() / 8;
+      for (int64_t d = 0; d < dim; ++d)
+        outer *= shape[d];
+      for (int64_t d = dim + 1, e = shape.size(); d < e; ++d)
+        inner *= shape[d];
+      std::vector<char> bytes(outer * run * inner);
+      ArrayRef<char> raw = attr.getRawData();
+      for (int64_t o = 0; o < outer; ++o)
+        std::memcpy(bytes.data() + o * run * inner,
+                    raw.data() + (o * type.getDimSize(dim) + offset) * inner,
+                    run * inner);
+      piece = DenseElementsAttr::getFromRawBuffer(type.clone(shape), bytes);
+    }
+    pieces.push_back(sliceConstant(piece, dim, ranks, rank));
+    offset += run;
+  }
+  DenseElementsAttr result = pieces.front();
+  if (pieces.size() > 1) {
+    int64_t outer = 1, inner = type.getElementTypeBitWidth() / 8;
+    for (int64_t d = 0; d < dim; ++d)
+      outer *= type.getDimSize(d);
+    for (int64_t d = dim + 1, e = type.getRank(); d < e; ++d)
+      inner *= type.getDimSize(d);
+    std::vector<char> bytes;
+    for (int64_t o = 0; o < outer; ++o)
+      for (DenseElementsAttr piece : pieces) {
+        int64_t run = cast<ShapedType>(piece.getType()).getDimSize(dim) * inner;
+        ArrayRef<char> raw = piece.getRawData();
+        bytes.insert(bytes.end(), raw.begin() + o * run,
+                     raw.begin() + (o + 1) * run);
+      }
+    result = DenseElementsAttr::getFromRawBuffer(
+        splitType(type, dim, ranks), bytes);
+  }
+  return memo = arith::ConstantOp::create(constants, value.getLoc(), result);
+}
+
+Value RankRewriter::biasOnFirstRank(OpBuilder &b, Value bias) {
+  if (!bias || rank == 0)
+    return bias;
+  auto type = cast<RankedTensorType>(bias.getType());
+  Value &zeros = slices[{bias, -1}];
+  if (zeros)
+    return zeros;
+  return zeros = arith::ConstantOp::create(
+      constants, bias.getLoc(),
+      DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+}
+
+void RankRewriter::allReduce(OpBuilder &b, Value partial) {
+  b.setInsertionPointAfterValue(partial);
+  auto sum = shard::AllReduceOp::create(
+      b, partial.getLoc(), partial, kGridName, ArrayRef<shard::GridAxis>{0},
+      shard::ReductionKind::Sum);
+  partial.replaceAllUsesExcept(sum.getResult(), sum);
+}
+
+void RankRewriter::divideResults(Operation *op, ArrayRef<Split> splits) {
+  OpBuilder b(op);
+  for (auto [result, divided] : llvm::zip(op->getResults(), splits))
+    result.setType(splitType(result.getType(), divided.dim, ranks));
+  // Destinations are tensor.empty of the result's type (Planner's rules).
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+    for (OpOperand &init : dps.getDpsInitsMutable()) {
+      auto empty = init.get().getDefiningOp<tensor::EmptyOp>();
+      auto type = cast<RankedTensorType>(
+          op->getResult(init.getOperandNumber() - dps.getNumDpsInputs())
+              .getType());
+      SmallVector<OpFoldResult> sizes = empty.getMixedSizes();
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+        if (!type.isDynamicDim(d))
+          sizes[d] = b.getIndexAttr(type.getDimSize(d));
+      init.set(tensor::EmptyOp::create(b, empty.getLoc(), sizes,
+                                       type.getElementType()));
+    }
+}
+
+void RankRewriter::apply(Operation *op, const Step &step) {
+  OpBuilder b(op);
+  switch (step.role) {
+  case Role::Block:
+    if (auto mha = dyn_cast<MultiHeadAttentionOp>(op)) {
+      // Each rank's heads: rows of the projections in, columns of W_o out.
+      mha.getWQMutable().assign(slice(b, mha.getWQ(), 0));
+      mha.getWKMutable().assign(slice(b, mha.getWK(), 0));
+      mha.getWVMutable().assign(slice(b, mha.getWV(), 0));
+      mha.getWOMutable().assign(slice(b, mha.getWO(), 1));
+      if (mha.getBQ()) {
+        mha.getBQMutable().assign(slice(b, mha.getBQ(), 0));
+        mha.getBKMutable().assign(slice(b, mha.getBK(), 0));
+        mha.getBVMutable().assign(slice(b, mha.getBV(), 0));
+        mha.getBOMutable().assign(biasOnFirstRank(b, mha.getBO()));
+      }
+      // The head dimension, and with it the default scale, stays.
+      mha.setNumHeads(mha.getNumHeads() / ranks);
+      if (auto kv = mha.getNumKvHeads())
+        mha.setNumKvHeads(*kv / ranks);
+      allReduce(b, mha.getResult());
+      return;
+    }
+    if (auto ffn = dyn_cast<FfnOp>(op)) {
+      if (ffn.getWGate())
+        ffn.getWGateMutable().assign(slice(b, ffn.getWGate(), 0));
+      if (ffn.getBGate())
+        ffn.getBGateMutable().assign(slice(b, ffn.getBGate(), 0));
+      ffn.getW1Mutable().assign(slice(b, ffn.getW1(), 0));
+      if (ffn.getB1())
+        ffn.getB1Mutable().assign(slice(b, ffn.getB1(), 0));
+      ffn.getW2Mutable().assign(slice(b, ffn.getW2(), 1));
+      if (ffn.getB2())
+        ffn.getB2Mutable().assign(biasOnFirstRank(b, ffn.getB2()));
+      allReduce(b, ffn.getResult());
+      return;
+    }
+    llvm_unreachable("a block is a multi-head attention or a feed-forward");
+  case Role::Column: {
+    auto linear = cast<LinearOp>(op);
+    linear.getWeightMutable().assign(
+        slice(b, linear.getWeight(), 0, step.segments));
+    if (linear.getBias())
+      linear.getBiasMutable().assign(
+          slice(b, linear.getBias(), 0, step.segments));
+    divideResults(op, Split{linear.getResult().getType().getRank() - 1, 1});
+    return;
+  }
+  case Role::Row: {
+    auto linear = cast<LinearOp>(op);
+    linear.getWeightMutable().assign(slice(b, linear.getWeight(), 1));
+    if (linear.getBias())
+      linear.getBiasMutable().assign(biasOnFirstRank(b, linear.getBias()));
+    allReduce(b, linear.getResult());
+    return;
+  }
+  case Role::Local:
+    break;
+  }
+
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    // This rank's part of each segment of the fused projection.
+    int64_t dim = step.splits.front().dim;
+    SmallVector<int64_t> offsets(slice.getStaticOffsets());
+    SmallVector<int64_t> sizes(slice.getStaticSizes());
+    offsets[dim] /= ranks;
+    sizes[dim] /= ranks;
+    slice.setStaticOffsets(offsets);
+    slice.setStaticSizes(sizes);
+  } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    SmallVector<int64_t> shape(expand.getStaticOutputShape());
+    shape[step.splits.front().dim] /= ranks;
+    expand.setStaticOutputShape(shape);
+  } else if (auto heads = dyn_cast<SplitHeadsOp>(op)) {
+    heads.setNumHeads(heads.getNumHeads() / ranks);
+  } else if (auto heads = dyn_cast<MergeHeadsOp>(op)) {
+    heads.setNumHeads(heads.getNumHeads() / ranks);
+  }
+  divideResults(op, step.splits);
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct TfmTensorParallel
+    : public tfm::impl::TfmTensorParallelBase<TfmTensorParallel> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (ranks < 1) {
+      getOperation().emitError() << "tfm-tensor-parallel: ranks must be at "
+                                    "least 1, found "
+                                 << ranks;
+      return signalPassFailure();
+    }
+    if (ranks == 1)
+      return;
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> entries;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        entries.push_back(func);
+    if (entries.empty())
+      return;
+
+    OpBuilder b(module.getBodyRegion());
+    b.setInsertionPointToStart(module.getBody());
+    shard::GridOp::create(b, module.getLoc(), kGridName,
+                          ArrayRef<int64_t>{ranks});
+    MLIRContext *ctx = &getContext();
+    module->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(ranks));
+    // convert-shard-to-mpi's MPI calls follow Open MPI's ABI.
+    DataLayoutEntryInterface mpi = DataLayoutEntryAttr::get(
+        StringAttr::get(ctx, "MPI:Implementation"),
+        StringAttr::get(ctx, "OpenMPI"));
+    module->setAttr("dlti.map", MapAttr::get(ctx, {mpi}));
+
+    for (func::FuncOp entry : entries)
+      if (failed(splitEntry(entry)))
+        return signalPassFailure();
+  }
+
+  LogicalResult splitEntry(func::FuncOp entry) {
+    Planner planner(entry, ranks);
+    if (failed(planner.plan()))
+      return failure();
+
+    // One clone per rank, its weights that rank's slices.
+    SmallVector<func::FuncOp> clones;
+    OpBuilder b(entry);
+    b.setInsertionPointAfter(entry);
+    for (int64_t rank = 0; rank < ranks; ++rank) {
+      auto clone = cast<func::FuncOp>(b.clone(*entry));
+      clone.setSymName((entry.getSymName() + "_rank" + Twine(rank)).str());
+      clone.setPrivate();
+      // The entry's argument and result attributes describe the interface;
+      // the clones' are the entry's calls'.
+      clone.removeArgAttrsAttr();
+      clone.removeResAttrsAttr();
+      SmallVector<Operation *> order;
+      clone.walk<WalkOrder::PreOrder>(
+          [&](Operation *op) { order.push_back(op); });
+      RankRewriter rewriter(clone, ranks, rank);
+      for (auto &[position, step] : planner.steps)
+        rewriter.apply(order[position], step);
+      // The whole weights that the slices replaced, the destinations that
+      // divided ones replaced.
+      clone.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+        if (isOpTriviallyDead(op))
+          op->erase();
+      });
+      clones.push_back(clone);
+    }
+
+    // The entry calls its rank's clone.
+    Block &body = entry.getBody().front();
+    Location loc = entry.getLoc();
+    Operation *terminator = body.getTerminator();
+    SmallVector<Operation *> old;
+    for (Operation &op : body.without_terminator())
+      old.push_back(&op);
+    b.setInsertionPoint(terminator);
+    Value rankIndex = shard::ProcessLinearIndexOp::create(
+        b, loc, b.getIndexType(), kGridName);
+    SmallVector<int64_t> cases;
+    for (int64_t rank = 1; rank < ranks; ++rank)
+      cases.push_back(rank);
+    TypeRange resultTypes = entry.getFunctionType().getResults();
+    auto dispatch = scf::IndexSwitchOp::create(b, loc, resultTypes, rankIndex,
+                                               cases, cases.size());
+    auto callIn = [&](Region &region, func::FuncOp clone) {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&region.emplaceBlock());
+      auto call = func::CallOp::create(b, loc, clone, body.getArguments());
+      scf::YieldOp::create(b, loc, call.getResults());
+    };
+    // Rank 0 is the default: the runtime checks that there are `ranks`.
+    callIn(dispatch.getDefaultRegion(), clones[0]);
+    for (int64_t rank = 1; rank < ranks; ++rank)
+      callIn(dispatch.getCaseRegions()[rank - 1], clones[rank]);
+    terminator->setOperands(dispatch.getResults());
+    for (Operation *op : llvm::reverse(old))
+      op->erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,68 @@
+// RUN: tfm-opt %s -split-input-file --tfm-tensor-parallel=ranks=2 -verify-diagnostics
+
+// What tensor parallelism cannot split is an error at the op: heads or
+// hidden units that the ranks do not divide, a per-head mask, an op inside
+// a block with no rule, and a graph with nothing to split.
+
+func.func @odd_heads(%x: tensor<2x3x6xf32>) -> tensor<2x3x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<6x6xf32>
+  // expected-error @+1 {{cannot split 3 heads over 2 ranks: 3 is not a multiple of 2}}
+  %a = tfm.multi_head_attention %x, %x, %x weights(%w, %w, %w, %w) {num_heads = 3 : i64}
+      : (tensor<2x3x6xf32>, tensor<2x3x6xf32>, tensor<2x3x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>, tensor<6x6xf32>) -> tensor<2x3x6xf32>
+  return %a : tensor<2x3x6xf32>
+}
+
+// -----
+
+func.func @odd_kv_heads(%x: tensor<2x3x8xf32>) -> tensor<2x3x8xf32> {
+  %w = arith.constant dense<0.5> : tensor<8x8xf32>
+  %wkv = arith.constant dense<0.5> : tensor<2x8xf32>
+  // expected-error @+1 {{cannot split 1 key/value heads over 2 ranks}}
+  %a = tfm.multi_head_attention %x, %x, %x weights(%w, %wkv, %wkv, %w) {num_heads = 4 : i64, num_kv_heads = 1 : i64}
+      : (tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<2x3x8xf32>, tensor<8x8xf32>, tensor<2x8xf32>, tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x3x8xf32>
+  return %a : tensor<2x3x8xf32>
+}
+
+// -----
+
+func.func @odd_hidden(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %w1 = arith.constant dense<0.5> : tensor<5x4xf32>
+  %w2 = arith.constant dense<0.5> : tensor<4x5xf32>
+  // expected-error @+1 {{cannot split the hidden units of a feed-forward over 2 ranks: 5 is not a multiple of 2}}
+  %f = tfm.ffn %x dense1(%w1) dense2(%w2) : (tensor<2x3x4xf32>, tensor<5x4xf32>, tensor<4x5xf32>) -> tensor<2x3x4xf32>
+  return %f : tensor<2x3x4xf32>
+}
+
+// -----
+
+func.func @per_head_mask(%x: tensor<2x3x4xf32>, %mask: tensor<4x3x3xf32>) -> tensor<2x3x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  // expected-error @+1 {{cannot split a multi-head attention whose mask has a leading dimension of 4 (per batch and head)}}
+  %a = tfm.multi_head_attention %x, %x, %x weights(%w, %w, %w, %w) mask(%mask) {num_heads = 2 : i64}
+      : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x3x3xf32>) -> tensor<2x3x4xf32>
+  return %a : tensor<2x3x4xf32>
+}
+
+// -----
+
+// A softmax over the hidden units between the products: no rule takes a
+// reduction over the divided dimension.
+func.func @no_rule(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %w1 = arith.constant dense<0.5> : tensor<6x4xf32>
+  %w2 = arith.constant dense<0.5> : tensor<4x6xf32>
+  %h = tfm.linear %x, %w1 : (tensor<3x4xf32>, tensor<6x4xf32>) -> tensor<3x6xf32>
+  %e = tensor.empty() : tensor<3x6xf32>
+  // expected-error @+1 {{cannot split this op over 2 ranks: no tensor-parallel rule takes its operands divided as they are}}
+  %s = linalg.softmax dimension(1) ins(%h : tensor<3x6xf32>) outs(%e : tensor<3x6xf32>) -> tensor<3x6xf32>
+  %y = tfm.linear %s, %w2 : (tensor<3x6xf32>, tensor<4x6xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{found no attention or feed-forward block to split over 2 ranks}}
+func.func @nothing(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
+  %w = arith.constant dense<0.5> : tensor<2x4xf32>
+  %y = tfm.linear %x, %w : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<3x2xf32>
+  return %y : tensor<3x2xf32>
+}
