@@ -131,13 +131,16 @@ def export_models(work):
 
 
 def allreduce_bytes(compiler, onnx):
-    """Bytes that the compiled graph's all-reduces carry per call."""
+    """Bytes that one rank's all-reduces carry per call, from the split
+    graph (rank 0's function; every rank's has the same)."""
     ir = subprocess.run([compiler, onnx, "--tensor-parallel=2", "--emit=mlir",
                          "--stage=graph", "-o", "-"], capture_output=True,
                         text=True, check=True).stdout
+    rank0 = ir[re.search(r"func\.func private @\S*_rank0\(", ir).start():
+               re.search(r"func\.func private @\S*_rank1\(", ir).start()]
     total = 0
     for shape in re.findall(r"shard\.all_reduce .*: tensor<([0-9x]+)xf32>",
-                            ir):
+                            rank0):
         count = 1
         for size in shape.split("x"):
             count *= int(size)

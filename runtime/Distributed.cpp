@@ -20,6 +20,9 @@
 // The number of processes the model was split for, which the compiled
 // module defines (tfm-tensor-parallel).
 extern "C" const int32_t tfm_tensor_parallel_ranks;
+// runtime/Weights.cpp's, in a binary with weights: moves this rank's share
+// of them into the process's memory.
+extern "C" void tfmMoveRankWeights(int rank) __attribute__((weak));
 
 namespace {
 
@@ -73,6 +76,8 @@ extern "C" int tfmDistributedStart(int *argc, char ***argv) {
     MPI_Finalize();
     wrongSize(size, worldRank, (*argv)[0]);
   }
+  if (tfmMoveRankWeights)
+    tfmMoveRankWeights(worldRank);
   // Only rank 0 speaks: the others would repeat its lines and messages
   // (mpirun still reports a rank that fails).
   if (worldRank != 0 && (!std::freopen("/dev/null", "w", stdout) ||

@@ -16,6 +16,8 @@
 #ifndef TFM_RUNTIME_DISTRIBUTED_H
 #define TFM_RUNTIME_DISTRIBUTED_H
 
+#include "Npy.h"
+
 #include <cstdint>
 
 extern "C" {
@@ -46,6 +48,23 @@ inline bool isDistributed() { return tfmDistributedStart != nullptr; }
 template <typename T> void broadcastValue(T &value) {
   if (isDistributed())
     tfmDistributedBroadcast(&value, sizeof(T));
+}
+
+/// Sends `array` (its type, shape and data) from rank 0 to the other ranks
+/// of a tensor-parallel run, which read no files.
+inline void broadcastArray(Array &array) {
+  if (!isDistributed())
+    return;
+  uint64_t header[2] = {static_cast<uint64_t>(array.dtype),
+                        array.shape.size()};
+  broadcastValue(header);
+  array.dtype = static_cast<DType>(header[0]);
+  array.shape.resize(header[1]);
+  tfmDistributedBroadcast(array.shape.data(), header[1] * sizeof(int64_t));
+  uint64_t bytes = array.data.size();
+  broadcastValue(bytes);
+  array.data.resize(bytes);
+  tfmDistributedBroadcast(array.data.data(), bytes);
 }
 
 inline void finishDistributed() {

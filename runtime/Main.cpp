@@ -151,23 +151,6 @@ void allocateOutput(size_t index, const TensorSpec &spec, Array &array) {
   }
 }
 
-/// Sends `array` (its type, shape and data) from rank 0 to the other ranks
-/// of a tensor-parallel run, which read no files.
-void broadcastArray(Array &array) {
-  if (!isDistributed())
-    return;
-  uint64_t header[2] = {static_cast<uint64_t>(array.dtype),
-                        array.shape.size()};
-  broadcastValue(header);
-  array.dtype = static_cast<DType>(header[0]);
-  array.shape.resize(header[1]);
-  tfmDistributedBroadcast(array.shape.data(), header[1] * sizeof(int64_t));
-  uint64_t bytes = array.data.size();
-  broadcastValue(bytes);
-  array.data.resize(bytes);
-  tfmDistributedBroadcast(array.data.data(), bytes);
-}
-
 } // namespace
 
 // --generate, for models compiled with --kv-cache (GenerateMain.cpp).

@@ -100,15 +100,16 @@ bool readFromFile(char *to, uintptr_t from, uintptr_t size) {
   return done == size;
 }
 
-void moveWeightsToAnonymousMemory() {
+/// Moves the whole pages of [first, last) into anonymous memory.
+void moveWeightsToAnonymousMemory(const char *first, const char *last) {
   if (const char *keep = std::getenv("TFM_MAP_WEIGHTS"); keep && *keep == '1')
     return;
   long pageSize = sysconf(_SC_PAGESIZE);
   if (pageSize <= 0)
     return;
   uintptr_t page = uintptr_t(pageSize);
-  uintptr_t begin = (uintptr_t(__start_tfm_weights) + page - 1) & ~(page - 1);
-  uintptr_t end = uintptr_t(__stop_tfm_weights) & ~(page - 1);
+  uintptr_t begin = (uintptr_t(first) + page - 1) & ~(page - 1);
+  uintptr_t end = uintptr_t(last) & ~(page - 1);
   if (end <= begin)
     return;
   uintptr_t size = end - begin;
@@ -151,6 +152,33 @@ void moveWeightsToAnonymousMemory() {
 
 } // namespace
 
+/// A tensor-parallel model's table of where each rank's weights lie
+/// (lib/Target/Native/WeightsObject.h's kRankWeightsSymbol): N, the end of
+/// the weights every rank reads, then each rank's begin and end, offsets
+/// from the table. Absent (null) in other binaries.
+extern "C" __attribute__((weak, visibility("hidden"))) const uint64_t
+    tfm_weights_ranks[];
+
 __attribute__((constructor)) static void placeWeights() {
-  moveWeightsToAnonymousMemory();
+  // A tensor-parallel model's process moves the weights every rank reads
+  // now and its rank's when it knows its rank (tfmMoveRankWeights); the
+  // other ranks' pages are never read, and stay out of its memory.
+  if (tfm_weights_ranks) {
+    const char *table = reinterpret_cast<const char *>(tfm_weights_ranks);
+    moveWeightsToAnonymousMemory(__start_tfm_weights,
+                                 table + tfm_weights_ranks[1]);
+    return;
+  }
+  moveWeightsToAnonymousMemory(__start_tfm_weights, __stop_tfm_weights);
+}
+
+/// Called by runtime/Distributed.cpp once MPI says which rank this process
+/// is: moves that rank's weights as the constructor moved the others.
+extern "C" void tfmMoveRankWeights(int rank) {
+  if (!tfm_weights_ranks || rank < 0 ||
+      uint64_t(rank) >= tfm_weights_ranks[0])
+    return;
+  const char *table = reinterpret_cast<const char *>(tfm_weights_ranks);
+  moveWeightsToAnonymousMemory(table + tfm_weights_ranks[2 + 2 * rank],
+                               table + tfm_weights_ranks[3 + 2 * rank]);
 }

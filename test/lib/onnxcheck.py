@@ -298,6 +298,19 @@ def vit():
     return model
 
 
+def vit_ti():
+    """torchvision's VisionTransformer at ViT-Ti/16's size: 224x224 images,
+    12 layers of width 192 with 3 heads (tensor parallelism splits it over
+    3 ranks, not 2)."""
+    from torchvision.models.vision_transformer import VisionTransformer
+    model = VisionTransformer(image_size=224, patch_size=16, num_layers=12,
+                              num_heads=3, hidden_dim=192, mlp_dim=768)
+    with torch.no_grad():
+        nn.init.normal_(model.heads.head.weight, std=0.02)
+        nn.init.normal_(model.class_token, std=0.02)
+    return model
+
+
 def swin():
     """A small torchvision Swin Transformer: 40x40 images make 10x10 patches
     that its 4x4 windows pad to 12x12 (Pad, Mod), shifted windows (Slice and
@@ -375,6 +388,7 @@ MODELS = {
     "token-encoder": (TokenEncoder,
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
+    "vit-ti": (vit_ti, lambda: (randn(1, 3, 224, 224),)),
     "swin": (swin, lambda: (randn(BATCH, 3, 40, 40),)),
     "swin_t": (swin_t, lambda: (randn(1, 3, 224, 224),)),
     "shift-merge": (ShiftMerge, lambda: (randn(2, 56, 56, 32),)),

@@ -9,7 +9,11 @@
 
 #include "tfm/Target/Native/WeightsObject.h"
 
+#include "tfm/Dialect/Tfm/Transforms/Passes.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/SmallSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SwapByteOrder.h"
@@ -22,6 +26,10 @@ namespace ELF = llvm::ELF;
 /// Weights start at a cache line at least: the kernels' vector loads of
 /// them are then never split across lines.
 static constexpr uint64_t kMinAlignment = 64;
+
+/// The page size that each rank's weights start on (x86-64's small pages;
+/// a process of one rank maps and moves only its pages).
+static constexpr uint64_t kRankPage = 4096;
 
 /// The number of elements of `type` if it is `element` in nested arrays.
 static std::optional<int64_t> countElements(Type type, Type element) {
@@ -50,6 +58,13 @@ mlir::tfm::externalizeWeights(ModuleOp module, const llvm::Triple &triple) {
   if (!llvm::sys::IsLittleEndianHost || !triple.isOSBinFormatELF() ||
       triple.getArch() != llvm::Triple::x86_64)
     return weights;
+  // The ranks whose clones read each global (-1: a function of no rank).
+  llvm::StringMap<llvm::SmallSet<int64_t, 2>> readers;
+  module.walk([&](LLVM::AddressOfOp address) {
+    auto func = address->getParentOfType<LLVM::LLVMFuncOp>();
+    auto rank = func ? func->getAttrOfType<IntegerAttr>(kRankAttr) : nullptr;
+    readers[address.getGlobalName()].insert(rank ? rank.getInt() : -1);
+  });
   for (auto global : module.getOps<LLVM::GlobalOp>()) {
     auto value = dyn_cast_or_null<DenseElementsAttr>(global.getValueAttr());
     // A splat's attribute holds one element; the rare large one (most
@@ -66,7 +81,11 @@ mlir::tfm::externalizeWeights(ModuleOp module, const llvm::Triple &triple) {
       continue;
     uint64_t alignment =
         std::max<uint64_t>(global.getAlignment().value_or(1), kMinAlignment);
-    weights.push_back({global.getSymName().str(), alignment, value});
+    int64_t rank = -1;
+    if (auto it = readers.find(global.getSymName());
+        it != readers.end() && it->second.size() == 1)
+      rank = *it->second.begin();
+    weights.push_back({global.getSymName().str(), alignment, value, rank});
     global.removeValueAttr();
     global.setLinkage(LLVM::Linkage::External);
     global.setVisibility_(LLVM::Visibility::Hidden);
@@ -109,9 +128,9 @@ static void pad(llvm::raw_ostream &os, uint64_t &offset, uint64_t alignment) {
   offset = aligned;
 }
 
-LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
-                                            StringRef path,
-                                            std::string &error) {
+LogicalResult
+mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> unorderedWeights,
+                              StringRef path, std::string &error) {
   enum Section : uint16_t { Null, Data, SymTab, StrTab, ShStrTab, Note, Count };
   StringTable names, sectionNames;
   SmallVector<ELF::Elf64_Shdr> sections(Count, ELF::Elf64_Shdr{});
@@ -121,11 +140,49 @@ LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
   sections[ShStrTab].sh_name = sectionNames.add(".shstrtab");
   sections[Note].sh_name = sectionNames.add(".note.GNU-stack");
 
+  // A tensor-parallel model's weights by rank, those of every rank first,
+  // each rank's on pages of its own behind the table of their places
+  // (kRankWeightsSymbol).
+  int64_t ranks = 0;
+  for (const ExternalWeight &weight : unorderedWeights)
+    ranks = std::max(ranks, weight.rank + 1);
+  SmallVector<ExternalWeight> ordered;
+  for (int64_t rank = -1; rank < ranks; ++rank)
+    for (const ExternalWeight &weight : unorderedWeights)
+      if (weight.rank == rank)
+        ordered.push_back(weight);
+  ArrayRef<ExternalWeight> weights = ordered;
+  SmallVector<uint64_t> table;
+  if (ranks > 0)
+    table.assign(2 + 2 * ranks, 0);
+
   // The weights' places in their section, and their symbols: the null
   // symbol first, then one global per weight (no locals).
   SmallVector<ELF::Elf64_Sym> symbols(1, ELF::Elf64_Sym{});
   uint64_t dataSize = 0, dataAlignment = 1;
-  for (const ExternalWeight &weight : weights) {
+  if (!table.empty()) {
+    ELF::Elf64_Sym &symbol = symbols.emplace_back(ELF::Elf64_Sym{});
+    symbol.st_name = names.add(kRankWeightsSymbol);
+    symbol.setBindingAndType(ELF::STB_GLOBAL, ELF::STT_OBJECT);
+    symbol.st_other = ELF::STV_HIDDEN;
+    symbol.st_shndx = Data;
+    symbol.st_size = table.size() * sizeof(uint64_t);
+    dataSize = symbol.st_size;
+    dataAlignment = kRankPage;
+  }
+  // Where each weight starts (its symbol's value), for the writing below.
+  SmallVector<uint64_t> starts;
+  for (auto [i, weight] : llvm::enumerate(weights)) {
+    if (!table.empty() && weight.rank >= 0 &&
+        (i == 0 || weights[i - 1].rank != weight.rank)) {
+      // A rank's weights begin on a page of their own; the ones before end.
+      if (i == 0 || weights[i - 1].rank < 0)
+        table[1] = dataSize;
+      else
+        table[3 + 2 * weights[i - 1].rank] = dataSize;
+      dataSize = llvm::alignTo(dataSize, kRankPage);
+      table[2 + 2 * weight.rank] = dataSize;
+    }
     dataSize = llvm::alignTo(dataSize, weight.alignment);
     dataAlignment = std::max(dataAlignment, weight.alignment);
     ELF::Elf64_Sym &symbol = symbols.emplace_back(ELF::Elf64_Sym{});
@@ -135,7 +192,14 @@ LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
     symbol.st_shndx = Data;
     symbol.st_value = dataSize;
     symbol.st_size = sizeOf(weight);
+    starts.push_back(dataSize);
     dataSize += symbol.st_size;
+  }
+  if (!table.empty()) {
+    if (weights.back().rank >= 0)
+      table[3 + 2 * weights.back().rank] = dataSize;
+    else
+      table[1] = dataSize;
   }
   // An undefined symbol, which the linker resolves from the runtime's
   // archive: the file that moves the weights into anonymous memory when the
@@ -196,8 +260,15 @@ LogicalResult mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> weights,
   offset += sizeof(header);
   pad(os, offset, dataAlignment);
   uint64_t start = offset;
-  for (const ExternalWeight &weight : weights) {
-    pad(os, offset, weight.alignment);
+  if (!table.empty()) {
+    table[0] = ranks;
+    for (uint64_t value : table)
+      writeStruct(value, os);
+    offset += table.size() * sizeof(uint64_t);
+  }
+  for (auto [weight, at] : llvm::zip(weights, starts)) {
+    os.write_zeros(start + at - offset);
+    offset = start + at;
     ArrayRef<char> bytes = weight.value.getRawData();
     os.write(bytes.data(), bytes.size());
     offset += sizeOf(weight);

@@ -17,6 +17,15 @@
 // RUN: not tfm-compile %s --profile --emit=obj -o %t.o 2>&1 | FileCheck %s --check-prefix=PROFILE
 // PROFILE: error: --profile is for executables (--emit=exe): only their --profile prints the kernels' times
 
+// RUN: not tfm-compile %s --tensor-parallel=0 -o %t 2>&1 | FileCheck %s --check-prefix=TP0
+// TP0: error: --tensor-parallel=0: the number of processes is at least 1
+// RUN: not tfm-compile %s --tensor-parallel=2 --target=nvptx -o %t 2>&1 | FileCheck %s --check-prefix=TPGPU
+// TPGPU: error: --tensor-parallel is for --target=cpu for now
+// RUN: not tfm-compile %s --tensor-parallel=2 --emit=lib -o %t.so 2>&1 | FileCheck %s --check-prefix=TPLIB
+// TPLIB: error: --tensor-parallel makes executables (--emit=exe) and IR for now
+// RUN: not tfm-compile %s --tensor-parallel=2 --kv-cache=16 -o %t 2>&1 | FileCheck %s --check-prefix=TPKV
+// TPKV: error: --tensor-parallel does not split --kv-cache models yet
+
 // An output in a directory that does not exist is refused up front, not
 // by the linker after the whole compile.
 // RUN: not tfm-compile %s -o %t.missing/dir/model 2>&1 | FileCheck %s --check-prefix=OUT

@@ -42,7 +42,19 @@ struct ExternalWeight {
   std::string name;
   uint64_t alignment;
   DenseElementsAttr value;
+  /// In a tensor-parallel model, the rank whose slice it is (only the clone
+  /// of that rank, `tfm.rank`, reads it), or -1 for every rank's.
+  int64_t rank = -1;
 };
+
+/// The symbol, in the weights' section of a tensor-parallel model, of the
+/// table that says where each rank's weights lie: uint64 values, the number
+/// of ranks N, the end of the weights every rank reads, then N pairs of
+/// begin and end of each rank's, all offsets from the table, each rank's
+/// range on whole pages of its own. runtime/Weights.cpp moves the shared
+/// pages when the binary loads and a rank's when the process knows its
+/// rank, so that each process holds one rank's share.
+constexpr const char *kRankWeightsSymbol = "tfm_weights_ranks";
 
 /// Takes the weights out of `module`, a module in the LLVM dialect:
 /// each constant `llvm.mlir.global` of at least 4 KiB whose initializer is

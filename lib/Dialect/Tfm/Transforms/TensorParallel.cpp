@@ -571,6 +571,7 @@ LogicalResult Planner::planChains() {
     found.clear();
     bool inBlock = false;
     Operation *stuck = propagate(candidates, split, found, inBlock);
+
     // A candidate that another chain's slices reach is that chain's Row.
     auto isReached = [&](LinearOp linear) {
       return split.contains(linear.getInput());
@@ -610,6 +611,20 @@ LogicalResult Planner::planChains() {
       // reach a product on the way out (a classifier's output returned),
       // an error inside an attention or feed-forward block.
       dropped = originsOf(stuck);
+      // A reshape of a product's output into heads that the ranks do not
+      // divide (whatever follows it: the attention joins the other
+      // projections, which hides the block from the check below).
+      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(stuck)) {
+        Split divided = split.lookup(expand.getSrc());
+        ArrayRef<int64_t> shape = expand.getResultType().getShape();
+        for (int64_t d : expand.getReassociationIndices()[divided.dim])
+          if (!ShapedType::isDynamic(shape[d]) && shape[d] > 1 &&
+              shape[d] % ranks != 0)
+            return stuck->emitError()
+                   << "cannot split the " << shape[d]
+                   << " heads of this reshape over " << ranks << " ranks: "
+                   << shape[d] << " is not a multiple of " << ranks;
+      }
       if (inBlock)
         return stuck->emitError()
                << "cannot split this op over " << ranks
@@ -899,7 +914,7 @@ struct TfmTensorParallel
     if (ranks < 1) {
       getOperation().emitError() << "tfm-tensor-parallel: ranks must be at "
                                     "least 1, found "
-                                 << ranks;
+                                 << static_cast<int64_t>(ranks);
       return signalPassFailure();
     }
     if (ranks == 1)
@@ -930,6 +945,15 @@ struct TfmTensorParallel
   }
 
   LogicalResult splitEntry(func::FuncOp entry) {
+    // The entry calls its rank's function, whose results the caller
+    // allocates: their sizes must be known before the call.
+    for (auto [i, type] : llvm::enumerate(entry.getResultTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(type);
+          shaped && !shaped.hasStaticShape())
+        return entry.emitError()
+               << "cannot split a model with dynamic sizes over "
+               << static_cast<int64_t>(ranks) << " ranks yet: result " << i << " is " << type
+               << " (compile it for fixed sizes)";
     Planner planner(entry, ranks);
     if (failed(planner.plan()))
       return failure();
@@ -942,6 +966,9 @@ struct TfmTensorParallel
       auto clone = cast<func::FuncOp>(b.clone(*entry));
       clone.setSymName((entry.getSymName() + "_rank" + Twine(rank)).str());
       clone.setPrivate();
+      // Which rank's weights it reads: the binary groups them by rank
+      // (WeightsObject.cpp), so that a rank's process moves only its own.
+      clone->setAttr(kRankAttr, b.getI64IntegerAttr(rank));
       // The entry's argument and result attributes describe the interface;
       // the clones' are the entry's calls'.
       clone.removeArgAttrsAttr();

@@ -15,6 +15,8 @@ namespace tfm {
 /// of ranks it split the model over; the executable checks it against
 /// mpirun's.
 constexpr const char *kTensorParallelAttr = "tfm.tensor_parallel";
+/// The function attribute that marks the clone of one rank (its number).
+constexpr const char *kRankAttr = "tfm.rank";
 
 #define GEN_PASS_DECL
 #include "tfm/Dialect/Tfm/Transforms/Passes.h.inc"
