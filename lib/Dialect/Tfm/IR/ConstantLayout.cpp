@@ -75,7 +75,8 @@ DenseElementsAttr mlir::tfm::transposeConstantMatrix(DenseElementsAttr value) {
 
 DenseElementsAttr mlir::tfm::sliceConstant(DenseElementsAttr value,
                                            int64_t dim, int64_t parts,
-                                           int64_t part) {
+                                           int64_t part,
+                                           ArrayRef<int64_t> segments) {
   auto type = cast<RankedTensorType>(value.getType());
   ArrayRef<int64_t> shape = type.getShape();
   SmallVector<int64_t> sliceShape(shape);
@@ -86,19 +87,28 @@ DenseElementsAttr mlir::tfm::sliceConstant(DenseElementsAttr value,
   unsigned bits = type.getElementTypeBitWidth();
   if (bits % 8 != 0)
     return {};
-  // Each of the `outer` rows of dimensions before `dim` contributes one run
-  // of `sliceShape[dim]` inner blocks.
+  SmallVector<int64_t> runs(segments);
+  if (runs.empty())
+    runs.push_back(shape[dim]);
+  // For each index of the dimensions before `dim`, each segment's part, in
+  // blocks of the dimensions after it.
   int64_t outer = 1, inner = bits / 8;
   for (int64_t d = 0; d < dim; ++d)
     outer *= shape[d];
   for (int64_t d = dim + 1, e = shape.size(); d < e; ++d)
     inner *= shape[d];
-  int64_t run = sliceShape[dim] * inner;
   ArrayRef<char> in = value.getRawData();
-  std::vector<char> out(outer * run);
-  for (int64_t o = 0; o < outer; ++o)
-    std::memcpy(out.data() + o * run,
-                in.data() + (o * shape[dim] + part * sliceShape[dim]) * inner,
-                run);
+  std::vector<char> out;
+  out.reserve(in.size() / parts);
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t offset = 0;
+    for (int64_t run : runs) {
+      int64_t size = run / parts;
+      const char *from =
+          in.data() + (o * shape[dim] + offset + part * size) * inner;
+      out.insert(out.end(), from, from + size * inner);
+      offset += run;
+    }
+  }
   return DenseElementsAttr::getFromRawBuffer(sliceType, out);
 }

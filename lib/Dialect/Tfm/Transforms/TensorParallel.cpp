@@ -34,7 +34,6 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace mlir {
@@ -102,7 +101,8 @@ enum class Role {
   /// A tfm.linear split by input features: its weight's columns, its bias on
   /// rank 0 only, then the all-reduce.
   Row,
-  /// An op between them, computing on slices: result `dim` divided.
+  /// An op between them, computing on slices: its results divided as
+  /// `splits` says.
   Local,
 };
 
@@ -133,8 +133,6 @@ public:
 private:
   LogicalResult planBlocks();
   LogicalResult planChains();
-  /// Propagates divided values from `starts` (column linears). Returns the
-  /// first op with no rule for a divided operand, or null.
   /// Propagates divided values from `starts` (column linears) in program
   /// order. Returns the first op with no rule for its divided operands, or
   /// null; `inBlock` says whether values computed from that op's would reach
@@ -144,9 +142,8 @@ private:
                        DenseMap<Value, Split> &split,
                        llvm::MapVector<Operation *, Step> &found,
                        bool &inBlock);
-  /// The rule for `op`, whose operands in `split` are divided: the divided
-  /// dimensions of its results, Row for a linear that ends the chain, or
-  /// failure.
+  /// The rule for `op`, whose operands in `split` are divided: how its
+  /// results are divided, Row for a linear that ends the chain, or failure.
   FailureOr<Step> getRule(Operation *op, const DenseMap<Value, Split> &split);
   LogicalResult checkDivisible(Operation *op, Type type, int64_t dim,
                                StringRef what);
@@ -703,14 +700,14 @@ public:
   void apply(Operation *op, const Step &step);
 
 private:
-  /// `value`, a constant, sliced to this rank's part along `dim`.
-  Value slice(OpBuilder &b, Value value, int64_t dim,
-              ArrayRef<int64_t> segments = {});
+  /// `value`, a constant, sliced to this rank's part along `dim` (of each
+  /// of `segments`, see sliceConstant).
+  Value slice(Value value, int64_t dim, ArrayRef<int64_t> segments = {});
   /// `bias` on rank 0, zeros on the others: summed over the ranks, the bias
   /// of a product split by input features counts once.
-  Value biasOnFirstRank(OpBuilder &b, Value bias);
+  Value biasOnFirstRank(Value bias);
   /// Replaces the uses of `partial` by its sum over the ranks.
-  void allReduce(OpBuilder &b, Value partial);
+  void allReduce(Value partial);
   void divideResults(Operation *op, ArrayRef<Split> splits);
 
   /// Where the slices go: the top of the function, each made once.
@@ -719,69 +716,19 @@ private:
   int64_t ranks, rank;
 };
 
-Value RankRewriter::slice(OpBuilder &b, Value value, int64_t dim,
+Value RankRewriter::slice(Value value, int64_t dim,
                           ArrayRef<int64_t> segments) {
   if (!value)
     return value;
   Value &memo = slices[{value, dim}];
-  if (memo)
-    return memo;
-  DenseElementsAttr attr = getConstant(value);
-  auto type = cast<RankedTensorType>(attr.getType());
-  if (attr.isSplat())
-    return memo = arith::ConstantOp::create(
-               constants, value.getLoc(),
-               attr.resizeSplat(splitType(type, dim, ranks)));
-  SmallVector<int64_t> runs(segments);
-  if (runs.empty())
-    runs.push_back(type.getDimSize(dim));
-  // Each segment sliced on its own, then concatenated again.
-  SmallVector<DenseElementsAttr> pieces;
-  int64_t offset = 0;
-  for (int64_t run : runs) {
-    DenseElementsAttr piece = attr;
-    if (runs.size() > 1) {
-      SmallVector<int64_t> shape(type.getShape());
-      shape[dim] = run;
-      // The run as its own constant: dimension `dim` from `offset`.
-      int64_t outer = 1, inner = type.getElementTypeBitWidth() / 8;
-      for (int64_t d = 0; d < dim; ++d)
-        outer *= shape[d];
-      for (int64_t d = dim + 1, e = shape.size(); d < e; ++d)
-        inner *= shape[d];
-      std::vector<char> bytes(outer * run * inner);
-      ArrayRef<char> raw = attr.getRawData();
-      for (int64_t o = 0; o < outer; ++o)
-        std::memcpy(bytes.data() + o * run * inner,
-                    raw.data() + (o * type.getDimSize(dim) + offset) * inner,
-                    run * inner);
-      piece = DenseElementsAttr::getFromRawBuffer(type.clone(shape), bytes);
-    }
-    pieces.push_back(sliceConstant(piece, dim, ranks, rank));
-    offset += run;
-  }
-  DenseElementsAttr result = pieces.front();
-  if (pieces.size() > 1) {
-    int64_t outer = 1, inner = type.getElementTypeBitWidth() / 8;
-    for (int64_t d = 0; d < dim; ++d)
-      outer *= type.getDimSize(d);
-    for (int64_t d = dim + 1, e = type.getRank(); d < e; ++d)
-      inner *= type.getDimSize(d);
-    std::vector<char> bytes;
-    for (int64_t o = 0; o < outer; ++o)
-      for (DenseElementsAttr piece : pieces) {
-        int64_t run = cast<ShapedType>(piece.getType()).getDimSize(dim) * inner;
-        ArrayRef<char> raw = piece.getRawData();
-        bytes.insert(bytes.end(), raw.begin() + o * run,
-                     raw.begin() + (o + 1) * run);
-      }
-    result = DenseElementsAttr::getFromRawBuffer(
-        splitType(type, dim, ranks), bytes);
-  }
-  return memo = arith::ConstantOp::create(constants, value.getLoc(), result);
+  if (!memo)
+    memo = arith::ConstantOp::create(
+        constants, value.getLoc(),
+        sliceConstant(getConstant(value), dim, ranks, rank, segments));
+  return memo;
 }
 
-Value RankRewriter::biasOnFirstRank(OpBuilder &b, Value bias) {
+Value RankRewriter::biasOnFirstRank(Value bias) {
   if (!bias || rank == 0)
     return bias;
   auto type = cast<RankedTensorType>(bias.getType());
@@ -790,10 +737,12 @@ Value RankRewriter::biasOnFirstRank(OpBuilder &b, Value bias) {
     return zeros;
   return zeros = arith::ConstantOp::create(
       constants, bias.getLoc(),
-      DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
+      DenseElementsAttr::get(type,
+                             constants.getZeroAttr(type.getElementType())));
 }
 
-void RankRewriter::allReduce(OpBuilder &b, Value partial) {
+void RankRewriter::allReduce(Value partial) {
+  OpBuilder b(partial.getContext());
   b.setInsertionPointAfterValue(partial);
   auto sum = shard::AllReduceOp::create(
       b, partial.getLoc(), partial, kGridName, ArrayRef<shard::GridAxis>{0},
@@ -822,59 +771,58 @@ void RankRewriter::divideResults(Operation *op, ArrayRef<Split> splits) {
 }
 
 void RankRewriter::apply(Operation *op, const Step &step) {
-  OpBuilder b(op);
   switch (step.role) {
   case Role::Block:
     if (auto mha = dyn_cast<MultiHeadAttentionOp>(op)) {
       // Each rank's heads: rows of the projections in, columns of W_o out.
-      mha.getWQMutable().assign(slice(b, mha.getWQ(), 0));
-      mha.getWKMutable().assign(slice(b, mha.getWK(), 0));
-      mha.getWVMutable().assign(slice(b, mha.getWV(), 0));
-      mha.getWOMutable().assign(slice(b, mha.getWO(), 1));
+      mha.getWQMutable().assign(slice(mha.getWQ(), 0));
+      mha.getWKMutable().assign(slice(mha.getWK(), 0));
+      mha.getWVMutable().assign(slice(mha.getWV(), 0));
+      mha.getWOMutable().assign(slice(mha.getWO(), 1));
       if (mha.getBQ()) {
-        mha.getBQMutable().assign(slice(b, mha.getBQ(), 0));
-        mha.getBKMutable().assign(slice(b, mha.getBK(), 0));
-        mha.getBVMutable().assign(slice(b, mha.getBV(), 0));
-        mha.getBOMutable().assign(biasOnFirstRank(b, mha.getBO()));
+        mha.getBQMutable().assign(slice(mha.getBQ(), 0));
+        mha.getBKMutable().assign(slice(mha.getBK(), 0));
+        mha.getBVMutable().assign(slice(mha.getBV(), 0));
+        mha.getBOMutable().assign(biasOnFirstRank(mha.getBO()));
       }
       // The head dimension, and with it the default scale, stays.
       mha.setNumHeads(mha.getNumHeads() / ranks);
       if (auto kv = mha.getNumKvHeads())
         mha.setNumKvHeads(*kv / ranks);
-      allReduce(b, mha.getResult());
+      allReduce(mha.getResult());
       return;
     }
     if (auto ffn = dyn_cast<FfnOp>(op)) {
       if (ffn.getWGate())
-        ffn.getWGateMutable().assign(slice(b, ffn.getWGate(), 0));
+        ffn.getWGateMutable().assign(slice(ffn.getWGate(), 0));
       if (ffn.getBGate())
-        ffn.getBGateMutable().assign(slice(b, ffn.getBGate(), 0));
-      ffn.getW1Mutable().assign(slice(b, ffn.getW1(), 0));
+        ffn.getBGateMutable().assign(slice(ffn.getBGate(), 0));
+      ffn.getW1Mutable().assign(slice(ffn.getW1(), 0));
       if (ffn.getB1())
-        ffn.getB1Mutable().assign(slice(b, ffn.getB1(), 0));
-      ffn.getW2Mutable().assign(slice(b, ffn.getW2(), 1));
+        ffn.getB1Mutable().assign(slice(ffn.getB1(), 0));
+      ffn.getW2Mutable().assign(slice(ffn.getW2(), 1));
       if (ffn.getB2())
-        ffn.getB2Mutable().assign(biasOnFirstRank(b, ffn.getB2()));
-      allReduce(b, ffn.getResult());
+        ffn.getB2Mutable().assign(biasOnFirstRank(ffn.getB2()));
+      allReduce(ffn.getResult());
       return;
     }
     llvm_unreachable("a block is a multi-head attention or a feed-forward");
   case Role::Column: {
     auto linear = cast<LinearOp>(op);
     linear.getWeightMutable().assign(
-        slice(b, linear.getWeight(), 0, step.segments));
+        slice(linear.getWeight(), 0, step.segments));
     if (linear.getBias())
       linear.getBiasMutable().assign(
-          slice(b, linear.getBias(), 0, step.segments));
+          slice(linear.getBias(), 0, step.segments));
     divideResults(op, Split{linear.getResult().getType().getRank() - 1, 1});
     return;
   }
   case Role::Row: {
     auto linear = cast<LinearOp>(op);
-    linear.getWeightMutable().assign(slice(b, linear.getWeight(), 1));
+    linear.getWeightMutable().assign(slice(linear.getWeight(), 1));
     if (linear.getBias())
-      linear.getBiasMutable().assign(biasOnFirstRank(b, linear.getBias()));
-    allReduce(b, linear.getResult());
+      linear.getBiasMutable().assign(biasOnFirstRank(linear.getBias()));
+    allReduce(linear.getResult());
     return;
   }
   case Role::Local:

@@ -23,11 +23,14 @@ namespace tfm {
 DenseElementsAttr transposeConstantMatrix(DenseElementsAttr value);
 
 /// Part `part` of `parts` equal parts of the static constant `value` along
-/// dimension `dim` (which `parts` divides): what one rank of a
-/// tensor-parallel model holds of a weight. A splat stays a splat. Null when
+/// dimension `dim`: what one rank of a tensor-parallel model holds of a
+/// weight. With `segments` (sizes that add up to the dimension: a fused
+/// Q/K/V projection's three), the part of each segment, concatenated in
+/// order. `parts` divides every segment. A splat stays a splat. Null when
 /// its elements are not whole bytes (i1).
 DenseElementsAttr sliceConstant(DenseElementsAttr value, int64_t dim,
-                                int64_t parts, int64_t part);
+                                int64_t parts, int64_t part,
+                                ArrayRef<int64_t> segments = {});
 
 /// Copies the [rows, cols] matrix of `elementBytes`-byte elements at `in`
 /// into `out` as [cols, rows]. Neither needs any alignment.
