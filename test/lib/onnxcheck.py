@@ -40,6 +40,7 @@ import sys
 import numpy as np
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "python"))
@@ -174,6 +175,53 @@ class TokenEncoder(nn.Module):
 
     def forward(self, ids):
         return self.layer(self.embed(ids))
+
+
+class GptBlock(nn.Module):
+    """GPT-2's pre-norm block as its code writes it: one Q/K/V projection
+    split in three, heads by view and transpose, the causal mask a
+    masked_fill of the upper triangle, a GELU MLP."""
+
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(D_MODEL), nn.LayerNorm(D_MODEL)
+        self.qkv = nn.Linear(D_MODEL, 3 * D_MODEL)
+        self.proj = nn.Linear(D_MODEL, D_MODEL)
+        self.fc = nn.Linear(D_MODEL, 4 * D_MODEL)
+        self.out = nn.Linear(4 * D_MODEL, D_MODEL)
+        self.register_buffer("triu", torch.ones(
+            SEQ, SEQ, dtype=torch.bool).triu(1))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
+        q, k, v = (t.view(b, s, HEADS, d // HEADS).transpose(1, 2)
+                   for t in (q, k, v))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d // HEADS)
+        a = torch.softmax(scores.masked_fill(self.triu, float("-inf")), -1)
+        a = (a @ v).transpose(1, 2).reshape(b, s, d)
+        x = x + self.proj(a)
+        return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+
+class GptStyle(nn.Module):
+    """A GPT-2-style decoder without a cache: token and learned position
+    embeddings, two GptBlocks, a final LayerNorm and an LM head over a
+    vocabulary of 97."""
+
+    def __init__(self):
+        super().__init__()
+        self.tokens = nn.Embedding(97, D_MODEL)
+        self.positions = nn.Embedding(SEQ, D_MODEL)
+        self.blocks = nn.ModuleList([GptBlock(), GptBlock()])
+        self.ln = nn.LayerNorm(D_MODEL)
+        self.head = nn.Linear(D_MODEL, 97, bias=False)
+
+    def forward(self, ids):
+        x = self.tokens(ids) + self.positions(torch.arange(ids.shape[1]))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln(x))
 
 
 class MixedOps(nn.Module):
@@ -389,6 +437,7 @@ MODELS = {
                       lambda: (torch.randint(0, 50, (BATCH, SEQ)),)),
     "vit": (vit, lambda: (randn(BATCH, 3, 32, 32),)),
     "vit-ti": (vit_ti, lambda: (randn(1, 3, 224, 224),)),
+    "gpt": (GptStyle, lambda: (torch.randint(0, 97, (BATCH, SEQ)),)),
     "swin": (swin, lambda: (randn(BATCH, 3, 40, 40),)),
     "swin_t": (swin_t, lambda: (randn(1, 3, 224, 224),)),
     "shift-merge": (ShiftMerge, lambda: (randn(2, 56, 56, 32),)),

@@ -14,6 +14,18 @@ GRAPH is a .mlir or .onnx file. The split executable runs as
 with E measured on the one-process output's scale (default T 1e-5: the
 ranks add their partial sums in another order than one process does), and
 exits with 1 when some E > T, with 2 when a command fails.
+
+    tpcheck.py GPT.onnx ... --greedy P IDS.npy
+
+for a causal language model of one input, token ids [B, S], and one
+output, logits [B, S, V]: both executables also generate greedily, each
+on its own, from the first P tokens of every row of IDS (the full S
+positions every call, the rows' later tokens chosen one call at a time
+from the logits at the position before), and the driver prints
+
+    greedy: K of N generated tokens equal
+
+exiting with 1 unless they all are.
 """
 
 import argparse
@@ -43,6 +55,8 @@ def main():
     parser.add_argument("--flag", action="append", default=[],
                         help="an extra tfm-compile option (repeatable)")
     parser.add_argument("--tolerance", type=float, default=1e-5)
+    parser.add_argument("--greedy", type=int, metavar="P",
+                        help="also generate greedily after P prompt tokens")
     args = parser.parse_args()
 
     os.makedirs(args.work, exist_ok=True)
@@ -67,7 +81,29 @@ def main():
     results = [compare.check(np.load(s), np.load(o), args.tolerance,
                              label=f"output {i}")
                for i, (s, o) in enumerate(zip(split_outs, one_outs))]
+    if args.greedy is not None:
+        with runner.exit_on_failure():
+            tokens = [greedy(args, [one], args.greedy, "one"),
+                      greedy(args, shlex.split(args.mpirun) +
+                             [str(args.ranks), split], args.greedy, "split")]
+        equal = int((tokens[0] == tokens[1]).sum())
+        print(f"greedy: {equal} of {tokens[0].size} generated tokens equal")
+        results.append(equal == tokens[0].size)
     return 0 if all(results) else 1
+
+
+def greedy(args, command, prompt, name):
+    """The tokens that COMMAND (an executable, with its launcher) chooses
+    after the first PROMPT positions of the ids in args.inputs[0]."""
+    ids = np.load(args.inputs[0]).copy()
+    ids[:, prompt:] = 0
+    path = os.path.join(args.work, f"{name}.ids.npy")
+    out = os.path.join(args.work, f"{name}.logits.npy")
+    for position in range(prompt, ids.shape[1]):
+        np.save(path, ids)
+        runner.run(command + ["-o", out, path])
+        ids[:, position] = np.load(out)[:, position - 1].argmax(-1)
+    return ids[:, prompt:]
 
 
 if __name__ == "__main__":
