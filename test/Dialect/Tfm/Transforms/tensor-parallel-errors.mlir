@@ -66,3 +66,57 @@ func.func @nothing(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %y = tfm.linear %x, %w : (tensor<3x4xf32>, tensor<2x4xf32>) -> tensor<3x2xf32>
   return %y : tensor<3x2xf32>
 }
+
+// -----
+
+// Output features of a product that the ranks do not divide, in a chain
+// that would otherwise split.
+func.func @odd_features(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %w1 = arith.constant dense<0.5> : tensor<5x4xf32>
+  %w2 = arith.constant dense<0.5> : tensor<4x5xf32>
+  // expected-error @+1 {{cannot split the 5 output features of this product over 2 ranks: 5 is not a multiple of 2}}
+  %h = tfm.linear %x, %w1 {activation = #tfm.activation<relu>} : (tensor<3x4xf32>, tensor<5x4xf32>) -> tensor<3x5xf32>
+  %y = tfm.linear %h, %w2 : (tensor<3x5xf32>, tensor<4x5xf32>) -> tensor<3x4xf32>
+  return %y : tensor<3x4xf32>
+}
+
+// -----
+
+// d2l's heads: 6 features divide, their 3 heads do not.
+func.func @odd_split_heads(%x: tensor<2x4x6xf32>) -> tensor<2x4x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<6x6xf32>
+  %q = tfm.linear %x, %w : (tensor<2x4x6xf32>, tensor<6x6xf32>) -> tensor<2x4x6xf32>
+  // expected-error @+1 {{cannot split 3 heads over 2 ranks}}
+  %h = tfm.split_heads %q {num_heads = 3 : i64} : (tensor<2x4x6xf32>) -> tensor<6x4x2xf32>
+  %o = tfm.attention %h, %h, %h : (tensor<6x4x2xf32>, tensor<6x4x2xf32>, tensor<6x4x2xf32>) -> tensor<6x4x2xf32>
+  %m = tfm.merge_heads %o {num_heads = 3 : i64} : (tensor<6x4x2xf32>) -> tensor<2x4x6xf32>
+  %y = tfm.linear %m, %w : (tensor<2x4x6xf32>, tensor<6x6xf32>) -> tensor<2x4x6xf32>
+  return %y : tensor<2x4x6xf32>
+}
+
+// -----
+
+// PyTorch's heads, as a reshape of the projection: 3 heads of 2.
+func.func @odd_reshape_heads(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
+  %w = arith.constant dense<0.5> : tensor<6x6xf32>
+  %q = tfm.linear %x, %w : (tensor<4x6xf32>, tensor<6x6xf32>) -> tensor<4x6xf32>
+  // expected-error @+1 {{cannot split the 3 heads of this reshape over 2 ranks: 3 is not a multiple of 2}}
+  %h = tensor.expand_shape %q [[0], [1, 2]] output_shape [4, 3, 2] : tensor<4x6xf32> into tensor<4x3x2xf32>
+  %e = tensor.empty() : tensor<3x4x2xf32>
+  %t = linalg.transpose ins(%h : tensor<4x3x2xf32>) outs(%e : tensor<3x4x2xf32>) permutation = [1, 0, 2]
+  %o = tfm.attention %t, %t, %t : (tensor<3x4x2xf32>, tensor<3x4x2xf32>, tensor<3x4x2xf32>) -> tensor<3x4x2xf32>
+  %e2 = tensor.empty() : tensor<4x3x2xf32>
+  %b = linalg.transpose ins(%o : tensor<3x4x2xf32>) outs(%e2 : tensor<4x3x2xf32>) permutation = [1, 0, 2]
+  %m = tensor.collapse_shape %b [[0], [1, 2]] : tensor<4x3x2xf32> into tensor<4x6xf32>
+  %y = tfm.linear %m, %w : (tensor<4x6xf32>, tensor<6x6xf32>) -> tensor<4x6xf32>
+  return %y : tensor<4x6xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot split a model with dynamic sizes over 2 ranks yet: result 0 is 'tensor<?x4xf32>' (compile it for fixed sizes)}}
+func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = arith.constant dense<0.5> : tensor<4x4xf32>
+  %y = tfm.ffn %x dense1(%w) dense2(%w) : (tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
