@@ -131,16 +131,20 @@ def run_exe(exe, inputs, output, runs, threads):
         command += ["-o", path]
     command += list(inputs)
     out, err, peak = run_measured(command)
-    text = out + err
+    min_ms, median_ms = parse_latency(out + err, command)
+    return RunResult(min_ms, median_ms, peak, runs)
+
+
+def parse_latency(text, command):
+    """(min, median) in ms from an executable's `--bench` line, `latency
+    over N runs: min X ms, median Y ms`; COMMAND is for the error."""
     for line in text.splitlines():
         if line.startswith("latency over"):
-            # latency over N runs: min X ms, median Y ms
             parts = line.replace(",", "").split()
-            min_ms = float(parts[parts.index("min") + 1])
-            median_ms = float(parts[parts.index("median") + 1])
-            return RunResult(min_ms, median_ms, peak, runs)
+            return (float(parts[parts.index("min") + 1]),
+                    float(parts[parts.index("median") + 1]))
     raise RuntimeError(f"no latency line in the output of "
-                       f"{' '.join(command)}:\n{text}")
+                       f"{' '.join(map(str, command))}:\n{text}")
 
 
 def run_exe_adaptive(exe, inputs, output, threads, budget_s, lo, hi,

@@ -150,8 +150,7 @@ def allreduce_bytes(compiler, onnx):
 
 def median_latency(command):
     out = subprocess.run(command, capture_output=True, text=True, check=True)
-    match = re.search(r"median ([0-9.]+) ms", out.stdout + out.stderr)
-    return float(match.group(1))
+    return common.parse_latency(out.stdout + out.stderr, command)[1]
 
 
 def peak_rss_per_rank(mpirun, exe, npy, out):

@@ -95,8 +95,6 @@ if mpirun and os.path.exists(os.path.join(config.tfm_obj_root, "lib",
 
 # ptxas assembles the GPU tests' PTX where a CUDA toolkit is installed (on
 # PATH or under /usr/local/cuda), as tfm-compile looks for it.
-import shutil
-
 ptxas = shutil.which("ptxas") or next(
     (p for p in [os.path.join(os.environ.get("CUDA_HOME", ""), "bin", "ptxas"),
                  "/usr/local/cuda/bin/ptxas"] if os.access(p, os.X_OK)), None)

@@ -169,17 +169,14 @@ mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> unorderedWeights,
     symbol.st_size = table.size() * sizeof(uint64_t);
     dataSize = symbol.st_size;
     dataAlignment = kRankPage;
+    table[1] = dataSize;
   }
   // Where each weight starts (its symbol's value), for the writing below.
   SmallVector<uint64_t> starts;
   for (auto [i, weight] : llvm::enumerate(weights)) {
+    // A rank's weights begin on a page of their own.
     if (!table.empty() && weight.rank >= 0 &&
         (i == 0 || weights[i - 1].rank != weight.rank)) {
-      // A rank's weights begin on a page of their own; the ones before end.
-      if (i == 0 || weights[i - 1].rank < 0)
-        table[1] = dataSize;
-      else
-        table[3 + 2 * weights[i - 1].rank] = dataSize;
       dataSize = llvm::alignTo(dataSize, kRankPage);
       table[2 + 2 * weight.rank] = dataSize;
     }
@@ -194,12 +191,9 @@ mlir::tfm::writeWeightsObject(ArrayRef<ExternalWeight> unorderedWeights,
     symbol.st_size = sizeOf(weight);
     starts.push_back(dataSize);
     dataSize += symbol.st_size;
-  }
-  if (!table.empty()) {
-    if (weights.back().rank >= 0)
-      table[3 + 2 * weights.back().rank] = dataSize;
-    else
-      table[1] = dataSize;
+    // The end, so far, of the weights of every rank or of this one.
+    if (!table.empty())
+      table[weight.rank < 0 ? 1 : 3 + 2 * weight.rank] = dataSize;
   }
   // An undefined symbol, which the linker resolves from the runtime's
   // archive: the file that moves the weights into anonymous memory when the
