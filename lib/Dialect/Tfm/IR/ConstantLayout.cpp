@@ -74,13 +74,13 @@ DenseElementsAttr mlir::tfm::transposeConstantMatrix(DenseElementsAttr value) {
 }
 
 DenseElementsAttr mlir::tfm::sliceConstant(DenseElementsAttr value,
-                                           int64_t dim, int64_t parts,
-                                           int64_t part,
+                                           int64_t dim, int64_t begin,
+                                           int64_t count, int64_t units,
                                            ArrayRef<int64_t> segments) {
   auto type = cast<RankedTensorType>(value.getType());
   ArrayRef<int64_t> shape = type.getShape();
   SmallVector<int64_t> sliceShape(shape);
-  sliceShape[dim] /= parts;
+  sliceShape[dim] = shape[dim] / units * count;
   auto sliceType = RankedTensorType::get(sliceShape, type.getElementType());
   if (value.isSplat())
     return value.resizeSplat(sliceType);
@@ -99,13 +99,13 @@ DenseElementsAttr mlir::tfm::sliceConstant(DenseElementsAttr value,
     inner *= shape[d];
   ArrayRef<char> in = value.getRawData();
   std::vector<char> out;
-  out.reserve(in.size() / parts);
+  out.reserve(in.size() / units * count);
   for (int64_t o = 0; o < outer; ++o) {
     int64_t offset = 0;
     for (int64_t run : runs) {
-      int64_t size = run / parts;
+      int64_t unit = run / units, size = unit * count;
       const char *from =
-          in.data() + (o * shape[dim] + offset + part * size) * inner;
+          in.data() + (o * shape[dim] + offset + begin * unit) * inner;
       out.insert(out.end(), from, from + size * inner);
       offset += run;
     }

@@ -34,7 +34,13 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <map>
+#include <numeric>
+#include <set>
+#include <tuple>
 
 namespace mlir {
 namespace tfm {
@@ -61,11 +67,28 @@ DenseElementsAttr getConstant(Value value) {
 
 bool isConstantOrNull(Value value) { return !value || getConstant(value); }
 
-/// `type` with dimension `dim` divided by `ranks`.
-RankedTensorType splitType(Type type, int64_t dim, int64_t ranks) {
+/// A rank's part of a split: of `units` equal units (heads, hidden units)
+/// dealt out over the ranks in contiguous blocks as evenly as they go (the
+/// first `units % ranks` ranks hold one more), units `begin` to `begin +
+/// count`.
+struct Share {
+  Share(int64_t units, int64_t ranks, int64_t rank) : units(units) {
+    int64_t base = units / ranks, extra = units % ranks;
+    count = base + (rank < extra ? 1 : 0);
+    begin = rank * base + std::min(rank, extra);
+  }
+  /// The rank's part of `size` elements that hold the units in order, each
+  /// a whole number of them (or of every run of them, see Split).
+  int64_t of(int64_t size) const { return size / units * count; }
+
+  int64_t units, begin, count;
+};
+
+/// `type` with dimension `dim` cut to the rank's `share`.
+RankedTensorType splitType(Type type, int64_t dim, const Share &share) {
   auto tensor = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(tensor.getShape());
-  shape[dim] /= ranks;
+  shape[dim] = share.of(shape[dim]);
   return tensor.clone(shape);
 }
 
@@ -75,11 +98,11 @@ RankedTensorType splitType(Type type, int64_t dim, int64_t ranks) {
 
 /// How a value is divided over the ranks: dimension `dim`, of size M, read
 /// as `outer` x Q (row-major), where each rank holds a contiguous block of
-/// Q / ranks of every one of the `outer` runs. A product's output features
-/// are one run (outer = 1); once reshapes merge them with the batch (as
-/// `[B, H, ...]` flattened to `[B * H, ...]`), the heads of a rank recur
-/// once per batch (outer = B). Each rank's local size along `dim` is
-/// M / ranks either way; `outer` is what the rules compare.
+/// its share of the units of every one of the `outer` runs. A product's
+/// output features are one run (outer = 1); once reshapes merge them with
+/// the batch (as `[B, H, ...]` flattened to `[B * H, ...]`), the heads of a
+/// rank recur once per batch (outer = B). Each rank's local size along
+/// `dim` is its share of M either way; `outer` is what the rules compare.
 struct Split {
   int64_t dim;
   int64_t outer = 1;
@@ -108,6 +131,11 @@ enum class Role {
 
 struct Step {
   Role role;
+  /// The units the ranks share: the heads (key/value heads, whose query
+  /// heads go with them) or hidden units of a block; for a chain, the
+  /// largest number that every divided size of the chain is a whole number
+  /// of per run (its heads where it has any).
+  int64_t units = 0;
   /// Local: how each result is divided.
   SmallVector<Split, 1> splits;
   /// Column: the sizes of the output segments of a fused projection whose
@@ -138,32 +166,35 @@ private:
   /// null; `inBlock` says whether values computed from that op's would reach
   /// the input of a product (the block's way out), so that the op sits
   /// inside an attention or feed-forward block rather than after one.
-  Operation *propagate(ArrayRef<LinearOp> starts,
-                       DenseMap<Value, Split> &split,
+  Operation *propagate(ArrayRef<LinearOp> starts, DenseMap<Value, Split> &split,
                        llvm::MapVector<Operation *, Step> &found,
                        bool &inBlock);
   /// The rule for `op`, whose operands in `split` are divided: how its
   /// results are divided, Row for a linear that ends the chain, or failure.
   FailureOr<Step> getRule(Operation *op, const DenseMap<Value, Split> &split);
-  LogicalResult checkDivisible(Operation *op, Type type, int64_t dim,
-                               StringRef what);
+  /// Fails unless each rank holds at least one of `units`; warns when
+  /// they split unevenly (once per number and kind: a model's layers are
+  /// alike).
+  LogicalResult checkUnits(Operation *op, int64_t units, StringRef what);
 
   func::FuncOp func;
   int64_t ranks;
   SmallVector<Operation *> order;
   DenseMap<Operation *, unsigned> index;
+  std::set<std::pair<int64_t, std::string>> warned;
 };
 
-LogicalResult Planner::checkDivisible(Operation *op, Type type, int64_t dim,
-                                      StringRef what) {
-  int64_t size = cast<ShapedType>(type).getDimSize(dim);
-  if (ShapedType::isDynamic(size))
-    return op->emitError() << "cannot split " << what << " over " << ranks
-                           << " ranks: its size is dynamic";
-  if (size % ranks != 0)
-    return op->emitError() << "cannot split " << what << " over " << ranks
-                           << " ranks: " << size << " is not a multiple of "
-                           << ranks;
+LogicalResult Planner::checkUnits(Operation *op, int64_t units,
+                                  StringRef what) {
+  if (units < ranks)
+    return op->emitError() << "cannot split " << units << " " << what
+                           << " over " << ranks << " ranks: a rank would hold "
+                           << "none";
+  if (units % ranks != 0 && warned.insert({units, what.str()}).second)
+    op->emitWarning() << "splitting " << units << " " << what
+                      << " unevenly over " << ranks << " ranks: they hold "
+                      << units / ranks + 1 << " or " << units / ranks
+                      << " each, and the busiest sets the pace";
   return success();
 }
 
@@ -175,16 +206,13 @@ LogicalResult Planner::planBlocks() {
                                    mha.getBV(), mha.getBO()},
                         isConstantOrNull))
         continue;
+      // A rank holds whole groups of query heads that share a key/value
+      // head.
       int64_t heads = mha.getNumHeads(), kvHeads = mha.getKeyValueHeads();
-      if (heads % ranks != 0)
-        return mha.emitError() << "cannot split " << heads << " heads over "
-                               << ranks << " ranks: " << heads
-                               << " is not a multiple of " << ranks;
-      if (kvHeads % ranks != 0)
-        return mha.emitError() << "cannot split " << kvHeads
-                               << " key/value heads over " << ranks
-                               << " ranks: " << kvHeads
-                               << " is not a multiple of " << ranks;
+      int64_t units = std::gcd(heads, kvHeads);
+      if (failed(checkUnits(mha, units,
+                            units == heads ? "heads" : "key/value heads")))
+        return failure();
       if (Value mask = mha.getMask()) {
         auto type = cast<RankedTensorType>(mask.getType());
         if (type.getRank() == 3 && type.getDimSize(0) != 1)
@@ -194,17 +222,19 @@ LogicalResult Planner::planBlocks() {
                  << type.getDimSize(0)
                  << " (per batch and head): no rule splits it by heads";
       }
-      steps[index[op]] = Step{Role::Block, {}, {}};
+      steps[index[op]] = Step{Role::Block, units, {}, {}};
     } else if (auto ffn = dyn_cast<FfnOp>(op)) {
-      if (!llvm::all_of(ValueRange{ffn.getWGate(), ffn.getBGate(),
-                                   ffn.getW1(), ffn.getB1(), ffn.getW2(),
-                                   ffn.getB2()},
+      if (!llvm::all_of(ValueRange{ffn.getWGate(), ffn.getBGate(), ffn.getW1(),
+                                   ffn.getB1(), ffn.getW2(), ffn.getB2()},
                         isConstantOrNull))
         continue;
-      if (failed(checkDivisible(ffn, ffn.getW1().getType(), 0,
-                                "the hidden units of a feed-forward")))
+      int64_t hidden = ffn.getW1().getType().getDimSize(0);
+      if (ShapedType::isDynamic(hidden))
+        return ffn.emitError() << "cannot split a feed-forward with a "
+                                  "dynamic number of hidden units";
+      if (failed(checkUnits(ffn, hidden, "hidden units")))
         return failure();
-      steps[index[op]] = Step{Role::Block, {}, {}};
+      steps[index[op]] = Step{Role::Block, hidden, {}, {}};
     }
   }
   return success();
@@ -215,8 +245,8 @@ LogicalResult Planner::planBlocks() {
 static std::optional<std::pair<int64_t, int64_t>>
 getSliceAlong(tensor::ExtractSliceOp slice, int64_t dim) {
   RankedTensorType source = slice.getSourceType();
-  if (!slice.hasUnitStride() || slice.getSourceType().getRank() !=
-                                    slice.getResultType().getRank())
+  if (!slice.hasUnitStride() ||
+      slice.getSourceType().getRank() != slice.getResultType().getRank())
     return std::nullopt;
   for (int64_t d = 0, e = source.getRank(); d < e; ++d) {
     std::optional<int64_t> offset =
@@ -227,8 +257,9 @@ getSliceAlong(tensor::ExtractSliceOp slice, int64_t dim) {
         return std::nullopt;
       continue;
     }
-    if (!offset || *offset != 0 || ShapedType::isDynamic(source.getDimSize(d)) ||
-        !size || *size != source.getDimSize(d))
+    if (!offset || *offset != 0 ||
+        ShapedType::isDynamic(source.getDimSize(d)) || !size ||
+        *size != source.getDimSize(d))
       return std::nullopt;
   }
   return std::make_pair(*getConstantIntValue(slice.getMixedOffsets()[dim]),
@@ -302,12 +333,10 @@ static bool isElementwiseOn(linalg::LinalgOp op, int64_t loop, Split want,
 
 /// `divided` through tensor.expand_shape of group `dims` (the result
 /// dimensions it becomes): the result dimension where the divided factor Q
-/// lands whole, with the sizes inside it a whole number of each rank's
-/// block. None when the sizes are dynamic or cut through Q.
+/// lands whole. None when the sizes are dynamic or cut through Q.
 static std::optional<Split> expandSplit(Split divided, int64_t size,
                                         ArrayRef<int64_t> dims,
-                                        ArrayRef<int64_t> shape,
-                                        int64_t ranks) {
+                                        ArrayRef<int64_t> shape) {
   if (ShapedType::isDynamic(size) || size % divided.outer != 0)
     return std::nullopt;
   int64_t q = size / divided.outer;
@@ -317,9 +346,8 @@ static std::optional<Split> expandSplit(Split divided, int64_t size,
       return std::nullopt;
     int64_t span = inner * shape[d];
     if (span % q == 0) {
-      // Q lies in dimension `d` and the ones inside it.
-      if (q % (ranks * inner) != 0)
-        return std::nullopt;
+      // Q lies in dimension `d` and the ones inside it (a whole number of
+      // them: `q % span == 0` held on the way).
       int64_t factor = q / inner;
       return Split{d, shape[d] / factor};
     }
@@ -343,7 +371,9 @@ FailureOr<Step> Planner::getRule(Operation *op,
       return divided->dim;
     return std::nullopt;
   };
-  auto local = [](Split divided) { return Step{Role::Local, {divided}, {}}; };
+  auto local = [](Split divided) {
+    return Step{Role::Local, 0, {divided}, {}};
+  };
 
   if (auto linear = dyn_cast<LinearOp>(op)) {
     // Input features in one contiguous block per rank: the columns of the
@@ -355,7 +385,7 @@ FailureOr<Step> Planner::getRule(Operation *op,
         !isConstantOrNull(linear.getBias()) ||
         linear.getActivation() != Activation::none)
       return failure();
-    return Step{Role::Row, {}, {}};
+    return Step{Role::Row, 0, {}, {}};
   }
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
     // A cut of a fused projection's result: the column linear's segments
@@ -369,10 +399,10 @@ FailureOr<Step> Planner::getRule(Operation *op,
   }
   if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
     Split divided = *splitOf(expand.getSrc());
-    auto result = expandSplit(
-        divided, expand.getSrcType().getDimSize(divided.dim),
-        expand.getReassociationIndices()[divided.dim],
-        expand.getResultType().getShape(), ranks);
+    auto result =
+        expandSplit(divided, expand.getSrcType().getDimSize(divided.dim),
+                    expand.getReassociationIndices()[divided.dim],
+                    expand.getResultType().getShape());
     if (!result)
       return failure();
     return local(*result);
@@ -448,8 +478,7 @@ FailureOr<Step> Planner::getRule(Operation *op,
   }
   if (auto rotary = dyn_cast<RotaryEmbeddingOp>(op)) {
     auto divided = splitOf(rotary.getInput());
-    if (!divided ||
-        divided->dim >= rotary.getInput().getType().getRank() - 2 ||
+    if (!divided || divided->dim >= rotary.getInput().getType().getRank() - 2 ||
         splitOf(rotary.getCos()) || splitOf(rotary.getSin()))
       return failure();
     return local(*divided);
@@ -528,9 +557,9 @@ Operation *Planner::propagate(ArrayRef<LinearOp> starts,
           tainted.insert(result);
       continue;
     }
-    if (startSet.contains(op) ||
-        llvm::none_of(op->getOperands(),
-                      [&](Value v) { return split.contains(v); }))
+    if (startSet.contains(op) || llvm::none_of(op->getOperands(), [&](Value v) {
+          return split.contains(v);
+        }))
       continue;
     FailureOr<Step> step = getRule(op, split);
     if (failed(step)) {
@@ -608,20 +637,6 @@ LogicalResult Planner::planChains() {
       // reach a product on the way out (a classifier's output returned),
       // an error inside an attention or feed-forward block.
       dropped = originsOf(stuck);
-      // A reshape of a product's output into heads that the ranks do not
-      // divide (whatever follows it: the attention joins the other
-      // projections, which hides the block from the check below).
-      if (auto expand = dyn_cast<tensor::ExpandShapeOp>(stuck)) {
-        Split divided = split.lookup(expand.getSrc());
-        ArrayRef<int64_t> shape = expand.getResultType().getShape();
-        for (int64_t d : expand.getReassociationIndices()[divided.dim])
-          if (!ShapedType::isDynamic(shape[d]) && shape[d] > 1 &&
-              shape[d] % ranks != 0)
-            return stuck->emitError()
-                   << "cannot split the " << shape[d]
-                   << " heads of this reshape over " << ranks << " ranks: "
-                   << shape[d] << " is not a multiple of " << ranks;
-      }
       if (inBlock)
         return stuck->emitError()
                << "cannot split this op over " << ranks
@@ -648,25 +663,60 @@ LogicalResult Planner::planChains() {
                    [&](LinearOp linear) { return dropped.contains(linear); });
   }
 
+  // The ops that pass divided values to each other form one chain, whose
+  // ranks share one set of units: the largest number that every divided
+  // size is a whole number of per run (a fused projection's segments, the
+  // heads once reshaped into heads), so that each rank's block is whole
+  // heads in every shape the chain takes.
+  llvm::EquivalenceClasses<Operation *> chains;
+  DenseMap<Operation *, int64_t> unitsOf;
   for (LinearOp linear : candidates) {
-    Step step{Role::Column, {}, *getSegments(linear.getResult())};
-    for (int64_t segment : step.segments)
-      if (segment % ranks != 0)
-        return linear.emitError()
-               << "cannot split the " << segment
-               << " output features of this product over " << ranks
-               << " ranks: " << segment << " is not a multiple of " << ranks;
-    steps[index[linear]] = step;
+    chains.insert(linear);
+    int64_t &units = unitsOf[linear];
+    SmallVector<int64_t> segments = *getSegments(linear.getResult());
+    for (int64_t segment : segments)
+      units = std::gcd(units, segment);
+  }
+  SmallVector<Operation *> headOps;
+  for (auto &[op, step] : found) {
+    chains.insert(op);
+    for (Value operand : op->getOperands())
+      if (split.contains(operand))
+        chains.unionSets(op, operand.getDefiningOp());
+    int64_t &units = unitsOf[op];
+    for (auto [result, divided] : llvm::zip(op->getResults(), step.splits)) {
+      int64_t size = cast<ShapedType>(result.getType()).getDimSize(divided.dim);
+      if (ShapedType::isDynamic(size))
+        return op->emitError() << "cannot split this op's result over " << ranks
+                               << " ranks: its size is dynamic";
+      units = std::gcd(units, size / divided.outer);
+    }
+    if (isa<AttentionOp, SplitHeadsOp>(op))
+      headOps.push_back(op);
+  }
+  DenseSet<Operation *> withHeads;
+  for (Operation *op : headOps)
+    withHeads.insert(chains.getLeaderValue(op));
+  DenseMap<Operation *, int64_t> chainUnits;
+  for (auto &[op, units] : unitsOf) {
+    int64_t &chain = chainUnits[chains.getLeaderValue(op)];
+    chain = std::gcd(chain, units);
+  }
+  // Checked once per chain, at its first product.
+  DenseSet<Operation *> checked;
+  for (LinearOp linear : candidates) {
+    Operation *chain = chains.getLeaderValue(linear);
+    int64_t units = chainUnits[chain];
+    if (checked.insert(chain).second &&
+        failed(checkUnits(linear, units,
+                          withHeads.contains(chain) ? "heads"
+                                                    : "output features")))
+      return failure();
+    steps[index[linear]] =
+        Step{Role::Column, units, {}, *getSegments(linear.getResult())};
   }
   for (auto &[op, step] : found) {
-    for (auto [result, divided] : llvm::zip(op->getResults(), step.splits))
-      if (failed(checkDivisible(op, result.getType(), divided.dim,
-                                "this op's result")))
-        return failure();
-    if (auto heads = dyn_cast<SplitHeadsOp>(op); heads &&
-        heads.getNumHeads() % ranks != 0)
-      return op->emitError() << "cannot split " << heads.getNumHeads()
-                             << " heads over " << ranks << " ranks";
+    step.units = chainUnits[chains.getLeaderValue(op)];
     steps[index[op]] = step;
   }
   return success();
@@ -680,8 +730,8 @@ LogicalResult Planner::plan() {
                entry.second.role == Role::Row;
       }))
     return func.emitError()
-           << "found no attention or feed-forward block to split over "
-           << ranks << " ranks (tensor parallelism splits "
+           << "found no attention or feed-forward block to split over " << ranks
+           << " ranks (tensor parallelism splits "
            << "tfm.multi_head_attention, tfm.ffn, and chains of tfm.linear "
               "products through attention or an activation into another)";
   return success();
@@ -700,31 +750,38 @@ public:
   void apply(Operation *op, const Step &step);
 
 private:
-  /// `value`, a constant, sliced to this rank's part along `dim` (of each
-  /// of `segments`, see sliceConstant).
-  Value slice(Value value, int64_t dim, ArrayRef<int64_t> segments = {});
+  /// `value`, a constant, sliced to this rank's `share` along `dim` (of
+  /// each of `segments`, see sliceConstant).
+  Value slice(Value value, int64_t dim, const Share &share,
+              ArrayRef<int64_t> segments = {});
   /// `bias` on rank 0, zeros on the others: summed over the ranks, the bias
   /// of a product split by input features counts once.
   Value biasOnFirstRank(Value bias);
   /// Replaces the uses of `partial` by its sum over the ranks.
   void allReduce(Value partial);
-  void divideResults(Operation *op, ArrayRef<Split> splits);
+  void divideResults(Operation *op, ArrayRef<Split> splits, const Share &share);
 
-  /// Where the slices go: the top of the function, each made once.
+  /// Where the slices go: the top of the function, each made once (per
+  /// dimension, units and segments: one weight may serve several chains).
   OpBuilder constants;
-  DenseMap<std::pair<Value, int64_t>, Value> slices;
+  std::map<std::tuple<void *, int64_t, int64_t, SmallVector<int64_t>>, Value>
+      slices;
+  Value zeroBias;
+  DenseMap<Value, Value> zeros;
   int64_t ranks, rank;
 };
 
-Value RankRewriter::slice(Value value, int64_t dim,
+Value RankRewriter::slice(Value value, int64_t dim, const Share &share,
                           ArrayRef<int64_t> segments) {
   if (!value)
     return value;
-  Value &memo = slices[{value, dim}];
+  Value &memo = slices[{value.getAsOpaquePointer(), dim, share.units,
+                        SmallVector<int64_t>(segments)}];
   if (!memo)
-    memo = arith::ConstantOp::create(
-        constants, value.getLoc(),
-        sliceConstant(getConstant(value), dim, ranks, rank, segments));
+    memo = arith::ConstantOp::create(constants, value.getLoc(),
+                                     sliceConstant(getConstant(value), dim,
+                                                   share.begin, share.count,
+                                                   share.units, segments));
   return memo;
 }
 
@@ -732,28 +789,29 @@ Value RankRewriter::biasOnFirstRank(Value bias) {
   if (!bias || rank == 0)
     return bias;
   auto type = cast<RankedTensorType>(bias.getType());
-  Value &zeros = slices[{bias, -1}];
-  if (zeros)
-    return zeros;
-  return zeros = arith::ConstantOp::create(
-      constants, bias.getLoc(),
-      DenseElementsAttr::get(type,
-                             constants.getZeroAttr(type.getElementType())));
+  Value &zero = zeros[bias];
+  if (zero)
+    return zero;
+  return zero = arith::ConstantOp::create(
+             constants, bias.getLoc(),
+             DenseElementsAttr::get(
+                 type, constants.getZeroAttr(type.getElementType())));
 }
 
 void RankRewriter::allReduce(Value partial) {
   OpBuilder b(partial.getContext());
   b.setInsertionPointAfterValue(partial);
-  auto sum = shard::AllReduceOp::create(
-      b, partial.getLoc(), partial, kGridName, ArrayRef<shard::GridAxis>{0},
-      shard::ReductionKind::Sum);
+  auto sum = shard::AllReduceOp::create(b, partial.getLoc(), partial, kGridName,
+                                        ArrayRef<shard::GridAxis>{0},
+                                        shard::ReductionKind::Sum);
   partial.replaceAllUsesExcept(sum.getResult(), sum);
 }
 
-void RankRewriter::divideResults(Operation *op, ArrayRef<Split> splits) {
+void RankRewriter::divideResults(Operation *op, ArrayRef<Split> splits,
+                                 const Share &share) {
   OpBuilder b(op);
   for (auto [result, divided] : llvm::zip(op->getResults(), splits))
-    result.setType(splitType(result.getType(), divided.dim, ranks));
+    result.setType(splitType(result.getType(), divided.dim, share));
   // Destinations are tensor.empty of the result's type (Planner's rules).
   if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
     for (OpOperand &init : dps.getDpsInitsMutable()) {
@@ -771,36 +829,40 @@ void RankRewriter::divideResults(Operation *op, ArrayRef<Split> splits) {
 }
 
 void RankRewriter::apply(Operation *op, const Step &step) {
+  Share share(step.units, ranks, rank);
+  auto sliced = [&](Value value, int64_t dim) {
+    return slice(value, dim, share);
+  };
   switch (step.role) {
   case Role::Block:
     if (auto mha = dyn_cast<MultiHeadAttentionOp>(op)) {
       // Each rank's heads: rows of the projections in, columns of W_o out.
-      mha.getWQMutable().assign(slice(mha.getWQ(), 0));
-      mha.getWKMutable().assign(slice(mha.getWK(), 0));
-      mha.getWVMutable().assign(slice(mha.getWV(), 0));
-      mha.getWOMutable().assign(slice(mha.getWO(), 1));
+      mha.getWQMutable().assign(sliced(mha.getWQ(), 0));
+      mha.getWKMutable().assign(sliced(mha.getWK(), 0));
+      mha.getWVMutable().assign(sliced(mha.getWV(), 0));
+      mha.getWOMutable().assign(sliced(mha.getWO(), 1));
       if (mha.getBQ()) {
-        mha.getBQMutable().assign(slice(mha.getBQ(), 0));
-        mha.getBKMutable().assign(slice(mha.getBK(), 0));
-        mha.getBVMutable().assign(slice(mha.getBV(), 0));
+        mha.getBQMutable().assign(sliced(mha.getBQ(), 0));
+        mha.getBKMutable().assign(sliced(mha.getBK(), 0));
+        mha.getBVMutable().assign(sliced(mha.getBV(), 0));
         mha.getBOMutable().assign(biasOnFirstRank(mha.getBO()));
       }
       // The head dimension, and with it the default scale, stays.
-      mha.setNumHeads(mha.getNumHeads() / ranks);
+      mha.setNumHeads(share.of(mha.getNumHeads()));
       if (auto kv = mha.getNumKvHeads())
-        mha.setNumKvHeads(*kv / ranks);
+        mha.setNumKvHeads(share.of(*kv));
       allReduce(mha.getResult());
       return;
     }
     if (auto ffn = dyn_cast<FfnOp>(op)) {
       if (ffn.getWGate())
-        ffn.getWGateMutable().assign(slice(ffn.getWGate(), 0));
+        ffn.getWGateMutable().assign(sliced(ffn.getWGate(), 0));
       if (ffn.getBGate())
-        ffn.getBGateMutable().assign(slice(ffn.getBGate(), 0));
-      ffn.getW1Mutable().assign(slice(ffn.getW1(), 0));
+        ffn.getBGateMutable().assign(sliced(ffn.getBGate(), 0));
+      ffn.getW1Mutable().assign(sliced(ffn.getW1(), 0));
       if (ffn.getB1())
-        ffn.getB1Mutable().assign(slice(ffn.getB1(), 0));
-      ffn.getW2Mutable().assign(slice(ffn.getW2(), 1));
+        ffn.getB1Mutable().assign(sliced(ffn.getB1(), 0));
+      ffn.getW2Mutable().assign(sliced(ffn.getW2(), 1));
       if (ffn.getB2())
         ffn.getB2Mutable().assign(biasOnFirstRank(ffn.getB2()));
       allReduce(ffn.getResult());
@@ -810,16 +872,17 @@ void RankRewriter::apply(Operation *op, const Step &step) {
   case Role::Column: {
     auto linear = cast<LinearOp>(op);
     linear.getWeightMutable().assign(
-        slice(linear.getWeight(), 0, step.segments));
+        slice(linear.getWeight(), 0, share, step.segments));
     if (linear.getBias())
       linear.getBiasMutable().assign(
-          slice(linear.getBias(), 0, step.segments));
-    divideResults(op, Split{linear.getResult().getType().getRank() - 1, 1});
+          slice(linear.getBias(), 0, share, step.segments));
+    divideResults(op, Split{linear.getResult().getType().getRank() - 1, 1},
+                  share);
     return;
   }
   case Role::Row: {
     auto linear = cast<LinearOp>(op);
-    linear.getWeightMutable().assign(slice(linear.getWeight(), 1));
+    linear.getWeightMutable().assign(sliced(linear.getWeight(), 1));
     if (linear.getBias())
       linear.getBiasMutable().assign(biasOnFirstRank(linear.getBias()));
     allReduce(linear.getResult());
@@ -834,20 +897,20 @@ void RankRewriter::apply(Operation *op, const Step &step) {
     int64_t dim = step.splits.front().dim;
     SmallVector<int64_t> offsets(slice.getStaticOffsets());
     SmallVector<int64_t> sizes(slice.getStaticSizes());
-    offsets[dim] /= ranks;
-    sizes[dim] /= ranks;
+    offsets[dim] = share.of(offsets[dim]);
+    sizes[dim] = share.of(sizes[dim]);
     slice.setStaticOffsets(offsets);
     slice.setStaticSizes(sizes);
   } else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
     SmallVector<int64_t> shape(expand.getStaticOutputShape());
-    shape[step.splits.front().dim] /= ranks;
+    shape[step.splits.front().dim] = share.of(shape[step.splits.front().dim]);
     expand.setStaticOutputShape(shape);
   } else if (auto heads = dyn_cast<SplitHeadsOp>(op)) {
-    heads.setNumHeads(heads.getNumHeads() / ranks);
+    heads.setNumHeads(share.of(heads.getNumHeads()));
   } else if (auto heads = dyn_cast<MergeHeadsOp>(op)) {
-    heads.setNumHeads(heads.getNumHeads() / ranks);
+    heads.setNumHeads(share.of(heads.getNumHeads()));
   }
-  divideResults(op, step.splits);
+  divideResults(op, step.splits, share);
 }
 
 //===----------------------------------------------------------------------===//
@@ -882,9 +945,9 @@ struct TfmTensorParallel
     MLIRContext *ctx = &getContext();
     module->setAttr(kTensorParallelAttr, b.getI64IntegerAttr(ranks));
     // convert-shard-to-mpi's MPI calls follow Open MPI's ABI.
-    DataLayoutEntryInterface mpi = DataLayoutEntryAttr::get(
-        StringAttr::get(ctx, "MPI:Implementation"),
-        StringAttr::get(ctx, "OpenMPI"));
+    DataLayoutEntryInterface mpi =
+        DataLayoutEntryAttr::get(StringAttr::get(ctx, "MPI:Implementation"),
+                                 StringAttr::get(ctx, "OpenMPI"));
     module->setAttr("dlti.map", MapAttr::get(ctx, {mpi}));
 
     for (func::FuncOp entry : entries)
@@ -900,8 +963,8 @@ struct TfmTensorParallel
           shaped && !shaped.hasStaticShape())
         return entry.emitError()
                << "cannot split a model with dynamic sizes over "
-               << static_cast<int64_t>(ranks) << " ranks yet: result " << i << " is " << type
-               << " (compile it for fixed sizes)";
+               << static_cast<int64_t>(ranks) << " ranks yet: result " << i
+               << " is " << type << " (compile it for fixed sizes)";
     Planner planner(entry, ranks);
     if (failed(planner.plan()))
       return failure();

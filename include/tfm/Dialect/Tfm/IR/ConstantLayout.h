@@ -22,14 +22,15 @@ namespace tfm {
 /// splat. Null when its elements are not whole bytes (i1).
 DenseElementsAttr transposeConstantMatrix(DenseElementsAttr value);
 
-/// Part `part` of `parts` equal parts of the static constant `value` along
-/// dimension `dim`: what one rank of a tensor-parallel model holds of a
-/// weight. With `segments` (sizes that add up to the dimension: a fused
-/// Q/K/V projection's three), the part of each segment, concatenated in
-/// order. `parts` divides every segment. A splat stays a splat. Null when
-/// its elements are not whole bytes (i1).
+/// Units `begin` to `begin + count` of `units` equal units of the static
+/// constant `value` along dimension `dim`: what one rank of a
+/// tensor-parallel model holds of a weight (its heads, its hidden units).
+/// With `segments` (sizes that add up to the dimension: a fused Q/K/V
+/// projection's three), those units of each segment, concatenated in order.
+/// `units` divides every segment. A splat stays a splat. Null when its
+/// elements are not whole bytes (i1).
 DenseElementsAttr sliceConstant(DenseElementsAttr value, int64_t dim,
-                                int64_t parts, int64_t part,
+                                int64_t begin, int64_t count, int64_t units,
                                 ArrayRef<int64_t> segments = {});
 
 /// Copies the [rows, cols] matrix of `elementBytes`-byte elements at `in`
