@@ -4,13 +4,28 @@
 
 #include "Signature.h"
 
+#include <sys/mman.h>
+
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
 
 using namespace tfm::runtime;
+
+namespace {
+/// A cache's memory: anonymous pages, which read as zeros until written
+/// and take no memory before. A rank of a tensor-parallel model writes only
+/// its heads' part of each cache (TensorParallel.cpp), so it holds only
+/// that part in memory.
+struct Unmap {
+  size_t bytes = 0;
+  void operator()(float *data) const { munmap(data, bytes); }
+};
+using CacheMemory = std::unique_ptr<float, Unmap>;
+} // namespace
 
 struct tfm_kv_state {
   Signature signature;
@@ -25,7 +40,7 @@ struct tfm_kv_state {
   /// The dynamic sizes batch and seq are (-1 where fixed).
   int64_t batchSymbol = -1, seqSymbol = -1;
   /// Per input, the caches' buffers (empty for the others).
-  std::vector<std::vector<float>> caches;
+  std::vector<CacheMemory> caches;
   std::vector<int32_t> ids32;
   std::string error;
 };
@@ -128,9 +143,13 @@ std::string describeModel(tfm_kv_state &state) {
     if (state.capacity != 0 && length != state.capacity)
       return "the caches have different lengths";
     state.capacity = length;
-    try {
-      state.caches[i].assign(elements, 0.0f);
-    } catch (const std::bad_alloc &) {
+    void *memory = mmap(nullptr, elements * sizeof(float),
+                        PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                        -1, 0);
+    if (memory != MAP_FAILED) {
+      state.caches[i] = CacheMemory(static_cast<float *>(memory),
+                                    Unmap{elements * sizeof(float)});
+    } else {
       return "out of memory: cannot allocate the cache '" + spec.name +
              "' (" + std::to_string(elements * 4) + " bytes)";
     }
@@ -247,7 +266,7 @@ int tfm_kv_state_run(tfm_kv_state *state, const int64_t *ids, int64_t seq,
       buffers.push_back(&position);
       break;
     case TensorSpec::Role::KvCache:
-      buffers.push_back(state->caches[i].data());
+      buffers.push_back(state->caches[i].get());
       break;
     }
   }

@@ -19,6 +19,7 @@
 
 #include "Generate.h"
 #include "Cli.h"
+#include "Distributed.h"
 #include "Npy.h"
 #include "Signature.h"
 
@@ -85,7 +86,7 @@ private:
 
 } // namespace
 
-int tfmGenerateMain(int argc, char **argv) {
+int tfmGenerateMain(int argc, char **argv, int rank) {
   int64_t steps = 0, topK = 0;
   uint64_t seed = 0;
   double temperature = 0.0;
@@ -134,13 +135,16 @@ int tfmGenerateMain(int argc, char **argv) {
                     "--temperature above 0 (without one, the most likely "
                     "token is chosen)");
 
+  // Under mpirun, rank 0 reads the prompt and sends it to the others
+  // (Distributed.h), which check it as rank 0 does.
   Array prompt;
   std::string error;
   bool outOfMemory = false;
-  if (!readNpy(promptPath, prompt, error, &outOfMemory))
+  if (rank == 0 && !readNpy(promptPath, prompt, error, &outOfMemory))
     fail(outOfMemory ? 1 : kBadInput,
          std::string(outOfMemory ? "out of memory: " : "") + "--prompt: " +
              error);
+  broadcastArray(prompt);
   if (prompt.dtype != DType::I64 || prompt.shape.size() != 2 ||
       prompt.shape[0] < 1 || prompt.shape[1] < 1)
     fail(kBadInput, "--prompt: expected token ids of int64 [batch, length] "
@@ -200,8 +204,13 @@ int tfmGenerateMain(int argc, char **argv) {
         std::copy(last, last + vocab,
                   chosenFrom.begin() + (step * batch + b) * vocab);
       next[b] = sampler.choose(last, vocab);
-      tokens[b * steps + step] = next[b];
     }
+    // Every rank feeds rank 0's choice: the ranks' logits are the same
+    // sums, but MPI does not promise the same bits everywhere.
+    if (isDistributed())
+      tfmDistributedBroadcast(next.data(), next.size() * sizeof(int64_t));
+    for (int64_t b = 0; b < batch; ++b)
+      tokens[b * steps + step] = next[b];
   };
 
   std::vector<int64_t> next(batch);
@@ -221,6 +230,11 @@ int tfmGenerateMain(int argc, char **argv) {
     choose(step, 1, next);
   }
   tfm_kv_state_destroy(state);
+  // Rank 0 prints and writes the files.
+  if (rank != 0) {
+    finishDistributed();
+    return 0;
+  }
 
   std::printf("prefill: %lld x %lld tokens in %.3f ms\n",
               static_cast<long long>(batch), static_cast<long long>(length),
@@ -254,5 +268,6 @@ int tfmGenerateMain(int argc, char **argv) {
     if (!writeNpy(logitsPath, all, error))
       fail(1, error);
   }
+  finishDistributed();
   return 0;
 }

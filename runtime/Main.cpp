@@ -153,8 +153,9 @@ void allocateOutput(size_t index, const TensorSpec &spec, Array &array) {
 
 } // namespace
 
-// --generate, for models compiled with --kv-cache (GenerateMain.cpp).
-int tfmGenerateMain(int argc, char **argv);
+// --generate, for models compiled with --kv-cache (GenerateMain.cpp), as
+// process `rank` of a tensor-parallel run (0 in one process).
+int tfmGenerateMain(int argc, char **argv, int rank);
 
 extern "C" const char *tfmGpuUnavailable() __attribute__((weak));
 // The kernels' table of a model compiled with tfm-compile --profile.
@@ -169,7 +170,7 @@ int main(int argc, char **argv) {
   const int rank = startDistributed(&argc, &argv);
   for (int i = 1; i < argc; ++i)
     if (std::strcmp(argv[i], "--generate") == 0)
-      return tfmGenerateMain(argc, argv);
+      return tfmGenerateMain(argc, argv, rank);
   Signature signature;
   std::string error;
   if (!parseSignature(tfm_signature, signature, error))

@@ -532,9 +532,6 @@ std::string checkOptions() {
     if (emitKind == EmitKind::Lib || emitKind == EmitKind::Obj)
       return "--tensor-parallel makes executables (--emit=exe) and IR for "
              "now: a library's callers would have to start MPI themselves";
-    if (kvCache.getNumOccurrences())
-      return "--tensor-parallel does not split --kv-cache models yet: each "
-             "rank's caches would hold its heads only";
 #ifndef TFM_MPI_LIBRARIES
     if (emitKind == EmitKind::Exe)
       return "--tensor-parallel needs tfm built with Open MPI "

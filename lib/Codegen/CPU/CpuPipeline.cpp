@@ -67,6 +67,7 @@ static void buildBufferizationStage(OpPassManager &pm,
   if (tensorParallel > 1) {
     // The all-reduces of a tensor-parallel model become MPI calls on
     // buffers of their own, which bufferization then takes as they are.
+    pm.addPass(createTfmLowerDynamicAllReduces());
     pm.addPass(createConvertShardToMPIPass());
     TfmSimplifyMpiCommsOptions comms;
     comms.ranks = tensorParallel;

@@ -13,23 +13,33 @@
 //   communicator of its own (`mpi.comm_split`, itself a collective, and one
 //   more communicator per call that is never freed); on a 1-D grid of all
 //   ranks that split is MPI_COMM_WORLD again, and the pass uses it instead;
-//   it also drops the grids that no collective names any more.
+//   it also drops the grids that no collective names any more;
+// - `tfm-lower-dynamic-all-reduces`: convert-shard-to-mpi sizes the buffer
+//   of an all-reduce of dynamic shape with `memref.dim` of a bogus index
+//   (the dynamic-size marker), which allocates garbage; tfm lowers those
+//   all-reduces itself, before it.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/Common/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MPI/IR/MPI.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <numeric>
+
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMFIXOPENMPIOPSYMBOLS
+#define GEN_PASS_DEF_TFMLOWERDYNAMICALLREDUCES
 #define GEN_PASS_DEF_TFMSIMPLIFYMPICOMMS
 #include "tfm/Codegen/Common/Passes.h.inc"
 } // namespace tfm
@@ -131,6 +141,59 @@ struct TfmSimplifyMpiComms
     for (shard::GridOp grid : grids)
       if (SymbolTable::symbolKnownUseEmpty(grid, root))
         grid.erase();
+  }
+};
+
+struct TfmLowerDynamicAllReduces
+    : public tfm::impl::TfmLowerDynamicAllReducesBase<
+          TfmLowerDynamicAllReduces> {
+  void runOnOperation() override {
+    SmallVector<shard::AllReduceOp> allReduces;
+    getOperation()->walk([&](shard::AllReduceOp op) {
+      auto type = dyn_cast<RankedTensorType>(op.getInput().getType());
+      if (type && !type.hasStaticShape())
+        allReduces.push_back(op);
+    });
+    SymbolTableCollection symbols;
+    for (shard::AllReduceOp op : allReduces) {
+      // A sum over every rank of a 1-D grid: the world's.
+      auto grid = symbols.lookupNearestSymbolFrom<shard::GridOp>(
+          op, op.getGridAttr());
+      if (!grid || grid.getRank() != 1 || op.getGridAxes().size() != 1 ||
+          op.getReduction() != shard::ReductionKind::Sum ||
+          op.getType() != op.getInput().getType()) {
+        op.emitError("tfm lowers all-reduces of dynamic shape only as sums "
+                     "of one type over every rank of a 1-D grid");
+        return signalPassFailure();
+      }
+      // The sum lands in a buffer of its own, which MPI sums in place.
+      OpBuilder b(op);
+      Location loc = op.getLoc();
+      auto type = cast<RankedTensorType>(op.getInput().getType());
+      auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+      SmallVector<Value> sizes;
+      for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+        if (type.isDynamicDim(d))
+          sizes.push_back(tensor::DimOp::create(b, loc, op.getInput(), d));
+      Value input = bufferization::ToBufferOp::create(
+          b, loc, memrefType, op.getInput(), /*readOnly=*/true);
+      Value buffer = memref::AllocOp::create(b, loc, memrefType, sizes);
+      memref::CopyOp::create(b, loc, input, buffer);
+      ReassociationIndices all(type.getRank());
+      std::iota(all.begin(), all.end(), 0);
+      Value flat = memref::CollapseShapeOp::create(
+          b, loc, buffer, ArrayRef<ReassociationIndices>{all});
+      Value world =
+          mpi::CommWorldOp::create(b, loc, mpi::CommType::get(b.getContext()));
+      mpi::AllReduceOp::create(
+          b, loc, TypeRange(), flat, flat,
+          mpi::MPI_ReductionOpEnumAttr::get(b.getContext(),
+                                            mpi::MPI_ReductionOpEnum::MPI_SUM),
+          world);
+      op.getResult().replaceAllUsesWith(bufferization::ToTensorOp::create(
+          b, loc, type, buffer, /*restrict=*/true));
+      op.erase();
+    }
   }
 };
 

@@ -53,9 +53,5 @@ void tfm::buildOneShotBufferization(OpPassManager &pm) {
   // Updated key/value caches are their arguments' buffers, not outputs.
   pm.addPass(createTfmDropKvCacheResults());
 
-  bufferization::BufferResultsToOutParamsPassOptions outParams;
-  outParams.hoistStaticAllocs = true;
-  outParams.hoistDynamicAllocs = true;
-  outParams.modifyPublicFunctions = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+  pm.addPass(createTfmResultsToOutParams());
 }

@@ -11,14 +11,30 @@ func.func @not_in_place(%cache: memref<4x8xf32>, %other: memref<4x8xf32>)
 
 // -----
 
-// Only the entry may hold caches: a caller would have to drop the results
-// too.
-// expected-error @+1 {{a function that returns key/value caches is called; only the entry may hold them}}
+// A function that returns caches is only called: its calls drop the
+// results with it.
+// expected-error @+1 {{a function that returns key/value caches is used other than by calls}}
 func.func private @step(%cache: memref<4x8xf32>)
     -> (memref<4x8xf32> {tfm.kv_cache = 0 : i64}) {
   return %cache : memref<4x8xf32>
 }
-func.func @main(%cache: memref<4x8xf32>) -> memref<4x8xf32> {
-  %0 = call @step(%cache) : (memref<4x8xf32>) -> memref<4x8xf32>
-  return %0 : memref<4x8xf32>
+func.func @main() -> ((memref<4x8xf32>) -> memref<4x8xf32>) {
+  %f = func.constant @step : (memref<4x8xf32>) -> memref<4x8xf32>
+  return %f : (memref<4x8xf32>) -> memref<4x8xf32>
+}
+
+// -----
+
+// A dispatch whose cases yield different buffers is no update in place.
+// expected-error @+1 {{result 0 is a key/value cache that bufferization could not update in place}}
+func.func @switch(%cache: memref<4x8xf32>, %other: memref<4x8xf32>, %rank: index)
+    -> (memref<4x8xf32> {tfm.kv_cache = 0 : i64}) {
+  %r = scf.index_switch %rank -> memref<4x8xf32>
+  case 1 {
+    scf.yield %other : memref<4x8xf32>
+  }
+  default {
+    scf.yield %cache : memref<4x8xf32>
+  }
+  return %r : memref<4x8xf32>
 }

@@ -23,8 +23,6 @@
 // TPGPU: error: --tensor-parallel is for --target=cpu for now
 // RUN: not tfm-compile %s --tensor-parallel=2 --emit=lib -o %t.so 2>&1 | FileCheck %s --check-prefix=TPLIB
 // TPLIB: error: --tensor-parallel makes executables (--emit=exe) and IR for now
-// RUN: not tfm-compile %s --tensor-parallel=2 --kv-cache=16 -o %t 2>&1 | FileCheck %s --check-prefix=TPKV
-// TPKV: error: --tensor-parallel does not split --kv-cache models yet
 
 // An output in a directory that does not exist is refused up front, not
 // by the linker after the whole compile.

@@ -227,6 +227,20 @@ def TfmDropKvCacheResults : Pass<"tfm-drop-kv-cache-results",
   }];
 }
 
+def TfmResultsToOutParams : Pass<"tfm-results-to-out-params",
+                                  "::mlir::ModuleOp"> {
+  let summary = "Turn buffer results into out-parameters the callers allocate";
+  let description = [{
+    Upstream's `buffer-results-to-out-params` (static and dynamic
+    allocations hoisted to the callers, public functions included), except
+    that a private function's results of dynamic size stay results: their
+    sizes are the callee's to compute (a tensor-parallel entry calls its
+    rank's function on inputs of any size). Public functions still write
+    every result into an out-parameter, which their caller allocates.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def TfmCopyRepeatedResults : Pass<"tfm-copy-repeated-results",
                                    "::mlir::func::FuncOp"> {
   let summary = "Give each result of a function a tensor of its own";
@@ -481,6 +495,25 @@ def TfmFixOpenMpiOpSymbols : Pass<"tfm-fix-openmpi-op-symbols",
     libmpi has no `ompi_mpi_sum`, so the binary would not link. This pass
     renames those external globals (and their uses) to `ompi_mpi_op_*`.
   }];
+}
+
+def TfmLowerDynamicAllReduces : Pass<"tfm-lower-dynamic-all-reduces",
+                                      "::mlir::ModuleOp"> {
+  let summary = "Lower the all-reduces of dynamic shape to MPI";
+  let description = [{
+    `convert-shard-to-mpi` (MLIR 22) sizes the buffer of a `shard.all_reduce`
+    whose shape is dynamic with `memref.dim` of an index that is the
+    dynamic-size marker, which allocates garbage. This pass, run before
+    it, lowers those all-reduces itself: the partial sum copied into a
+    buffer of its own (sized with `tensor.dim`), an in-place
+    `mpi.allreduce` of MPI_SUM on MPI_COMM_WORLD, and the buffer as the
+    result. Sums over every rank of a 1-D grid only (what tensor
+    parallelism writes); static shapes stay convert-shard-to-mpi's.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::mpi::MPIDialect",
+                           "::mlir::tensor::TensorDialect"];
 }
 
 def TfmSimplifyMpiComms : Pass<"tfm-simplify-mpi-comms", "::mlir::ModuleOp"> {

@@ -158,9 +158,23 @@ private:
 /// the activation.
 void fuseActivation(PatternRewriter &rewriter, Operation *op, LinearOp linear,
                     Activation activation) {
-  rewriter.replaceOpWithNewOp<LinearOp>(op, op->getResult(0).getType(),
-                                        linear.getInput(), linear.getWeight(),
-                                        linear.getBias(), activation);
+  // Where the product was: what else asks it is its sizes
+  // (isActivationInput), now the fused product's.
+  rewriter.setInsertionPoint(linear);
+  auto fused = LinearOp::create(rewriter, linear.getLoc(),
+                                op->getResult(0).getType(), linear.getInput(),
+                                linear.getWeight(), linear.getBias(),
+                                activation);
+  rewriter.replaceOp(op, fused.getResult());
+  rewriter.replaceAllUsesWith(linear.getResult(), fused.getResult());
+}
+
+/// Whether `op` is the one user of `value` that reads its elements: the
+/// others, if any, ask its sizes (`tensor.dim`, as dynamic shapes do).
+bool isActivationInput(Value value, Operation *op) {
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    return user == op || isa<tensor::DimOp>(user);
+  });
 }
 
 /// `max(linear(x, W, b?), 0)` (either order) -> `linear` with ReLU.
@@ -174,7 +188,7 @@ template <typename MaxOp> struct FuseRelu : OpRewritePattern<MaxOp> {
                                std::pair(op.getRhs(), op.getLhs())}) {
       auto linear = value.template getDefiningOp<LinearOp>();
       if (!linear || linear.getActivation() != Activation::none ||
-          !value.hasOneUse() || !isZeroInit(zero))
+          !isActivationInput(value, op) || !isZeroInit(zero))
         continue;
       fuseActivation(rewriter, op, linear, Activation::relu);
       ++numFused;
@@ -196,7 +210,8 @@ struct FuseGeluActivation : OpRewritePattern<GeluOp> {
                                 PatternRewriter &rewriter) const override {
     auto linear = op.getInput().getDefiningOp<LinearOp>();
     if (!linear || linear.getActivation() != Activation::none ||
-        !op.getInput().hasOneUse() || op.getType() != linear.getType())
+        !isActivationInput(op.getInput(), op) ||
+        op.getType() != linear.getType())
       return rewriter.notifyMatchFailure(op, "not a GELU of a linear");
     fuseActivation(rewriter, op, linear,
                    op.getApproximate() == GeluApproximation::tanh

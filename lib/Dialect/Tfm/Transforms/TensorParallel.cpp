@@ -57,6 +57,10 @@ namespace {
 /// The grid's symbol.
 constexpr StringLiteral kGridName = "tfm_tp";
 
+/// The result attribute of a key/value cache updated in place (tfm-kv-cache:
+/// kKvCacheAttr in EntryPoint.h).
+constexpr StringLiteral kKvCacheResultAttr = "tfm.kv_cache";
+
 /// The constant `value` is, or null.
 DenseElementsAttr getConstant(Value value) {
   DenseElementsAttr attr;
@@ -127,6 +131,11 @@ enum class Role {
   /// An op between them, computing on slices: its results divided as
   /// `splits` says.
   Local,
+  /// A tfm.kv_cache_append of a rank's heads (`splits`, the keys' and the
+  /// prefix's division) to a whole cache: the rank appends to its heads'
+  /// part of the cache and writes that part back into the whole, which the
+  /// entry returns in place.
+  Cache,
 };
 
 struct Step {
@@ -142,6 +151,17 @@ struct Step {
   /// result is cut by tensor.extract_slice (one segment otherwise).
   SmallVector<int64_t> segments;
 };
+
+/// The results of `op` that `step` divides, each with its division.
+static SmallVector<std::pair<Value, Split>> getDividedResults(Operation *op,
+                                                              const Step &step) {
+  if (step.role == Role::Cache)
+    return {{op->getResult(1), step.splits.front()}};
+  SmallVector<std::pair<Value, Split>> divided;
+  for (auto [result, split] : llvm::zip(op->getResults(), step.splits))
+    divided.push_back({result, split});
+  return divided;
+}
 
 class Planner {
 public:
@@ -240,30 +260,20 @@ LogicalResult Planner::planBlocks() {
   return success();
 }
 
-/// The static offsets and sizes of `slice` along `dim` if it cuts only that
-/// dimension of its source, with unit strides.
+/// The static offset and size of `slice` along `dim`, with unit strides
+/// and no rank change. (What it takes of the other dimensions, which no
+/// rank divides, stays as it is.)
 static std::optional<std::pair<int64_t, int64_t>>
 getSliceAlong(tensor::ExtractSliceOp slice, int64_t dim) {
-  RankedTensorType source = slice.getSourceType();
   if (!slice.hasUnitStride() ||
       slice.getSourceType().getRank() != slice.getResultType().getRank())
     return std::nullopt;
-  for (int64_t d = 0, e = source.getRank(); d < e; ++d) {
-    std::optional<int64_t> offset =
-        getConstantIntValue(slice.getMixedOffsets()[d]);
-    std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[d]);
-    if (d == dim) {
-      if (!offset || !size)
-        return std::nullopt;
-      continue;
-    }
-    if (!offset || *offset != 0 ||
-        ShapedType::isDynamic(source.getDimSize(d)) || !size ||
-        *size != source.getDimSize(d))
-      return std::nullopt;
-  }
-  return std::make_pair(*getConstantIntValue(slice.getMixedOffsets()[dim]),
-                        *getConstantIntValue(slice.getMixedSizes()[dim]));
+  std::optional<int64_t> offset =
+      getConstantIntValue(slice.getMixedOffsets()[dim]);
+  std::optional<int64_t> size = getConstantIntValue(slice.getMixedSizes()[dim]);
+  if (!offset || !size)
+    return std::nullopt;
+  return std::make_pair(*offset, *size);
 }
 
 /// The segments of a fused projection's `result` ([..., F]): the sizes of
@@ -483,6 +493,25 @@ FailureOr<Step> Planner::getRule(Operation *op,
       return failure();
     return local(*divided);
   }
+  if (auto dim = dyn_cast<tensor::DimOp>(op)) {
+    // The size of a dimension the ranks do not divide: the same on every
+    // rank (dynamic shapes ask it of the heads' reshapes' inputs).
+    std::optional<int64_t> index = dim.getConstantIndex();
+    if (!index || *index == dimOf(dim.getSource()))
+      return failure();
+    return Step{Role::Local, 0, {}, {}};
+  }
+  if (auto append = dyn_cast<KvCacheAppendOp>(op)) {
+    // A rank's heads' keys or values into a whole cache (an argument of
+    // the entry, of every head): the rank's heads are a contiguous part of
+    // it, on a dimension of its own.
+    auto divided = splitOf(append.getUpdate());
+    if (!divided || divided->outer != 1 || splitOf(append.getCache()) ||
+        divided->dim >= append.getUpdate().getType().getRank() - 2 ||
+        append.getCache().getType().isDynamicDim(divided->dim))
+      return failure();
+    return Step{Role::Cache, 0, {*divided}, {}};
+  }
   if (auto gelu = dyn_cast<GeluOp>(op))
     return local(*splitOf(gelu.getInput()));
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
@@ -569,7 +598,7 @@ Operation *Planner::propagate(ArrayRef<LinearOp> starts,
           tainted.insert(result);
       continue;
     }
-    for (auto [result, divided] : llvm::zip(op->getResults(), step->splits))
+    for (auto [result, divided] : getDividedResults(op, *step))
       split[result] = divided;
     found.insert({op, *step});
   }
@@ -684,7 +713,7 @@ LogicalResult Planner::planChains() {
       if (split.contains(operand))
         chains.unionSets(op, operand.getDefiningOp());
     int64_t &units = unitsOf[op];
-    for (auto [result, divided] : llvm::zip(op->getResults(), step.splits)) {
+    for (auto [result, divided] : getDividedResults(op, step)) {
       int64_t size = cast<ShapedType>(result.getType()).getDimSize(divided.dim);
       if (ShapedType::isDynamic(size))
         return op->emitError() << "cannot split this op's result over " << ranks
@@ -888,6 +917,33 @@ void RankRewriter::apply(Operation *op, const Step &step) {
     allReduce(linear.getResult());
     return;
   }
+  case Role::Cache: {
+    // This rank's heads of the cache, appended to, written back.
+    auto append = cast<KvCacheAppendOp>(op);
+    Value cache = append.getCache();
+    auto cacheType = cast<RankedTensorType>(cache.getType());
+    int64_t dim = step.splits.front().dim, heads = cacheType.getDimSize(dim);
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    SmallVector<OpFoldResult> offsets(cacheType.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(cacheType.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, cache);
+    offsets[dim] = b.getIndexAttr(heads / share.units * share.begin);
+    sizes[dim] = b.getIndexAttr(share.of(heads));
+    Value mine =
+        tensor::ExtractSliceOp::create(b, loc, cache, offsets, sizes, strides);
+    append.getCacheMutable().assign(mine);
+    append.getUpdated().setType(cast<RankedTensorType>(mine.getType()));
+    append.getPrefix().setType(
+        splitType(append.getPrefix().getType(), dim, share));
+    // Written back after the block's last read of it (the attention's of
+    // the prefix), so that bufferization writes the slice in place.
+    b.setInsertionPoint(append->getBlock()->getTerminator());
+    auto whole = tensor::InsertSliceOp::create(b, loc, append.getUpdated(),
+                                               cache, offsets, sizes, strides);
+    append.getUpdated().replaceAllUsesExcept(whole, whole);
+    return;
+  }
   case Role::Local:
     break;
   }
@@ -956,15 +1012,6 @@ struct TfmTensorParallel
   }
 
   LogicalResult splitEntry(func::FuncOp entry) {
-    // The entry calls its rank's function, whose results the caller
-    // allocates: their sizes must be known before the call.
-    for (auto [i, type] : llvm::enumerate(entry.getResultTypes()))
-      if (auto shaped = dyn_cast<ShapedType>(type);
-          shaped && !shaped.hasStaticShape())
-        return entry.emitError()
-               << "cannot split a model with dynamic sizes over "
-               << static_cast<int64_t>(ranks) << " ranks yet: result " << i
-               << " is " << type << " (compile it for fixed sizes)";
     Planner planner(entry, ranks);
     if (failed(planner.plan()))
       return failure();
@@ -984,6 +1031,11 @@ struct TfmTensorParallel
       // the clones' are the entry's calls'.
       clone.removeArgAttrsAttr();
       clone.removeResAttrsAttr();
+      // Except which results are caches updated in place: the clone's
+      // call updates the entry's (tfm-drop-kv-cache-results).
+      for (unsigned i = 0, e = entry.getNumResults(); i < e; ++i)
+        if (Attribute cache = entry.getResultAttr(i, kKvCacheResultAttr))
+          clone.setResultAttr(i, kKvCacheResultAttr, cache);
       SmallVector<Operation *> order;
       clone.walk<WalkOrder::PreOrder>(
           [&](Operation *op) { order.push_back(op); });

@@ -423,3 +423,29 @@ func.func @down_activation(%x: tensor<4x8xf32>, %wg: tensor<16x8xf32>, %wu: tens
   %y = tfm.linear %h, %wd {activation = #tfm.activation<relu>} : (tensor<4x16xf32>, tensor<8x16xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// -----
+
+// Of any size: a ReLU whose zeros are a fill of the product's own sizes
+// (`tensor.dim` of it, as dynamic exports write) is fused, and the sizes
+// are asked of the fused product, so the unfused one goes.
+// CHECK-LABEL: func.func @relu_dynamic(
+//       CHECK:   %[[Y:.*]] = tfm.linear %{{.*}}, %{{.*}} {activation = #tfm.activation<relu>} : (tensor<?x?x4xf32>, tensor<6x4xf32>) -> tensor<?x?x6xf32>
+//   CHECK-DAG:   tensor.dim %[[Y]], %c0
+//   CHECK-DAG:   tensor.dim %[[Y]], %c1
+//   CHECK-NOT:   tfm.linear
+//   CHECK-NOT:   arith.maximumf
+//       CHECK:   return %[[Y]]
+func.func @relu_dynamic(%x: tensor<?x?x4xf32>) -> (tensor<?x?x6xf32>, index, index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<0.5> : tensor<6x4xf32>
+  %y = tfm.linear %x, %w : (tensor<?x?x4xf32>, tensor<6x4xf32>) -> tensor<?x?x6xf32>
+  %d0 = tensor.dim %y, %c0 : tensor<?x?x6xf32>
+  %d1 = tensor.dim %y, %c1 : tensor<?x?x6xf32>
+  %e = tensor.empty(%d0, %d1) : tensor<?x?x6xf32>
+  %zeros = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?x6xf32>) -> tensor<?x?x6xf32>
+  %r = arith.maximumf %y, %zeros : tensor<?x?x6xf32>
+  return %r, %d0, %d1 : tensor<?x?x6xf32>, index, index
+}

@@ -115,12 +115,3 @@ func.func @few_reshape_heads(%x: tensor<4x6xf32>) -> tensor<4x6xf32> {
   %y = tfm.linear %m, %w : (tensor<4x6xf32>, tensor<6x6xf32>) -> tensor<4x6xf32>
   return %y : tensor<4x6xf32>
 }
-
-// -----
-
-// expected-error @+1 {{cannot split a model with dynamic sizes over 4 ranks yet: result 0 is 'tensor<?x4xf32>' (compile it for fixed sizes)}}
-func.func @dynamic(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
-  %w = arith.constant dense<0.5> : tensor<4x4xf32>
-  %y = tfm.ffn %x dense1(%w) dense2(%w) : (tensor<?x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
-  return %y : tensor<?x4xf32>
-}

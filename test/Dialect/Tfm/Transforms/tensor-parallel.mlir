@@ -159,3 +159,44 @@ func.func @merged_heads(%x: tensor<8x2x32xf32>) -> tensor<16x32xf32> {
   %y = tfm.linear %rows, %wo, %bo : (tensor<16x32xf32>, tensor<32x32xf32>, tensor<32xf32>) -> tensor<16x32xf32>
   return %y : tensor<16x32xf32>
 }
+
+// -----
+
+// A decoding step over a key/value cache, of any batch: the cache is the
+// entry's argument, whole on every rank ([B, heads, positions, head_dim]);
+// each rank appends its head's keys to its part of it, reads that part's
+// prefix, and writes the part back where it came from, after the last
+// read, so that bufferization updates the caller's cache in place. The
+// clones keep which result is the updated cache.
+
+// CHECK-LABEL: func.func @decode(
+//  CHECK-SAME:     -> (tensor<?x1x8xf32>, tensor<?x2x16x4xf32> {tfm.kv_cache = 1 : i64})
+// CHECK-LABEL: func.func private @decode_rank1(
+//  CHECK-SAME:     -> (tensor<?x1x8xf32>, tensor<?x2x16x4xf32> {tfm.kv_cache = 1 : i64})
+//       CHECK:   %[[MINE:.*]] = tensor.extract_slice %arg1[0, 1, 0, 0] [%{{.*}}, 1, 16, 4] [1, 1, 1, 1] : tensor<?x2x16x4xf32> to tensor<?x1x16x4xf32>
+//       CHECK:   %[[UPDATED:.*]], %[[KEYS:.*]] = tfm.kv_cache_append %[[MINE]], %{{.*}} at %{{.*}} : tensor<?x1x16x4xf32>, tensor<?x1x1x4xf32> -> tensor<?x1x16x4xf32>, tensor<?x1x?x4xf32>
+//       CHECK:   tfm.attention %{{.*}}, %[[KEYS]], %[[KEYS]] query_offset(%{{.*}}) {causal} : (tensor<?x1x1x4xf32>, tensor<?x1x?x4xf32>, tensor<?x1x?x4xf32>, index) -> tensor<?x1x1x4xf32>
+//       CHECK:   %[[Y:.*]] = tfm.linear {{.*}} : (tensor<?x1x4xf32>, tensor<8x4xf32>) -> tensor<?x1x8xf32>
+//       CHECK:   %[[SUM:.*]] = shard.all_reduce %[[Y]]
+//       CHECK:   %[[BACK:.*]] = tensor.insert_slice %[[UPDATED]] into %arg1[0, 1, 0, 0] [%{{.*}}, 1, 16, 4] [1, 1, 1, 1] : tensor<?x1x16x4xf32> into tensor<?x2x16x4xf32>
+//  CHECK-NEXT:   return %[[SUM]], %[[BACK]]
+func.func @decode(%x: tensor<?x1x8xf32>, %cache: tensor<?x2x16x4xf32>, %pos: index)
+    -> (tensor<?x1x8xf32>, tensor<?x2x16x4xf32> {tfm.kv_cache = 1 : i64}) {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x1x8xf32>
+  %w = arith.constant dense<0.5> : tensor<8x8xf32>
+  %q = tfm.linear %x, %w : (tensor<?x1x8xf32>, tensor<8x8xf32>) -> tensor<?x1x8xf32>
+  %k = tfm.linear %x, %w : (tensor<?x1x8xf32>, tensor<8x8xf32>) -> tensor<?x1x8xf32>
+  %q4 = tensor.expand_shape %q [[0], [1], [2, 3]] output_shape [%b, 1, 2, 4] : tensor<?x1x8xf32> into tensor<?x1x2x4xf32>
+  %k4 = tensor.expand_shape %k [[0], [1], [2, 3]] output_shape [%b, 1, 2, 4] : tensor<?x1x8xf32> into tensor<?x1x2x4xf32>
+  %e = tensor.empty(%b) : tensor<?x2x1x4xf32>
+  %qt = linalg.transpose ins(%q4 : tensor<?x1x2x4xf32>) outs(%e : tensor<?x2x1x4xf32>) permutation = [0, 2, 1, 3]
+  %kt = linalg.transpose ins(%k4 : tensor<?x1x2x4xf32>) outs(%e : tensor<?x2x1x4xf32>) permutation = [0, 2, 1, 3]
+  %updated, %keys = tfm.kv_cache_append %cache, %kt at %pos : tensor<?x2x16x4xf32>, tensor<?x2x1x4xf32> -> tensor<?x2x16x4xf32>, tensor<?x2x?x4xf32>
+  %o = tfm.attention %qt, %keys, %keys query_offset(%pos) {causal} : (tensor<?x2x1x4xf32>, tensor<?x2x?x4xf32>, tensor<?x2x?x4xf32>, index) -> tensor<?x2x1x4xf32>
+  %e2 = tensor.empty(%b) : tensor<?x1x2x4xf32>
+  %ot = linalg.transpose ins(%o : tensor<?x2x1x4xf32>) outs(%e2 : tensor<?x1x2x4xf32>) permutation = [0, 2, 1, 3]
+  %m = tensor.collapse_shape %ot [[0], [1], [2, 3]] : tensor<?x1x2x4xf32> into tensor<?x1x8xf32>
+  %y = tfm.linear %m, %w : (tensor<?x1x8xf32>, tensor<8x8xf32>) -> tensor<?x1x8xf32>
+  return %y, %updated : tensor<?x1x8xf32>, tensor<?x2x16x4xf32>
+}
