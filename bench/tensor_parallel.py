@@ -22,6 +22,14 @@ of docs/distributed.md, and what this machine measures.
    - peak RSS per rank (GNU time's %M of each rank's process) against one
      process's: each rank maps the whole binary but touches only its slices
      of the split weights.
+3. Generation (--generate under mpirun): python/tfm_tools/gpt.py's model
+   at GPT-2-small size (bench/generate.py's), exported with past and
+   compiled with --kv-cache=1024 for 1 and 2 ranks; a prompt of 1008
+   tokens (batch 1) and 16 generated ones, which fill the caches: the
+   prefill's time, a step's median time, the same three configurations
+   interleaved, and each rank's peak RSS (its slices of the layers'
+   weights and its heads' part of the caches; the tied embedding and LM
+   head are every rank's). --no-generate skips it.
 """
 
 import argparse
@@ -153,8 +161,9 @@ def median_latency(command):
     return common.parse_latency(out.stdout + out.stderr, command)[1]
 
 
-def peak_rss_per_rank(mpirun, exe, npy, out):
-    """Each rank's peak RSS (bytes) under mpirun, from GNU time."""
+def peak_rss_per_rank(mpirun, exe, arguments):
+    """Each rank's peak RSS (bytes) under mpirun, from GNU time, running
+    EXE ARGUMENTS..."""
     with tempfile.TemporaryDirectory() as tmp:
         # Each rank writes its own file, named by Open MPI's rank variable.
         wrapper = os.path.join(tmp, "rss.sh")
@@ -162,8 +171,7 @@ def peak_rss_per_rank(mpirun, exe, npy, out):
             f.write(f'#!/bin/sh\nexec {common.TIME} -f %M -o '
                     f'{tmp}/rss.$OMPI_COMM_WORLD_RANK "$@"\n')
         os.chmod(wrapper, 0o755)
-        command = mpirun + ["2", wrapper, exe, "--threads", "1", "-o", out,
-                            npy]
+        command = mpirun + ["2", wrapper, exe, "--threads", "1"] + arguments
         subprocess.run(command, capture_output=True, text=True, check=True)
         return [int(open(os.path.join(tmp, f"rss.{r}")).read().split()[-1])
                 * 1024 for r in range(2)]
@@ -195,7 +203,7 @@ def measure(args):
                 ["--threads", "1", "-o", out, npy]))
         _, _, one_rss = common.run_measured(
             [one, "--threads", "1", "-o", out, npy])
-        ranks_rss = peak_rss_per_rank(mpirun, split, npy, out)
+        ranks_rss = peak_rss_per_rank(mpirun, split, ["-o", out, npy])
         measured = allreduce_bytes(args.compiler, onnx) / layers
         rows.append([
             name, f"{measured / 1024:.0f} KiB",
@@ -212,6 +220,65 @@ def measure(args):
          "peak RSS per rank (MiB)"], rows)
 
 
+def generation_times(command):
+    """(prefill ms, a step's median ms) that --generate prints."""
+    out = subprocess.run(command, capture_output=True, text=True,
+                         check=True).stdout
+    prefill = float(re.search(r"prefill: .* in ([0-9.]+) ms", out).group(1))
+    step = float(re.search(r"median ([0-9.]+) ms a step", out).group(1))
+    return prefill, step
+
+
+def measure_generation(args, mpirun):
+    sys.path.insert(0, os.path.join(ROOT, "python"))
+    import numpy as np
+    from tfm_tools import gpt
+    work = args.work
+    onnx = os.path.join(work, "gpt2_small.onnx")
+    if not os.path.exists(onnx):
+        model = gpt.build(layers=12, d_model=768, heads=12, vocab=50257,
+                          max_positions=2048, seed=0)
+        gpt.export(model, onnx)
+    prompt = os.path.join(work, "gpt2_prompt.npy")
+    np.save(prompt, np.random.default_rng(0).integers(
+        0, 50257, (1, 1008), dtype=np.int64))
+    flags = ["--kv-cache=1024"]
+    one = common.compile_file(args.compiler, onnx,
+                              os.path.join(work, "gpt2.one"), flags)
+    split = common.compile_file(args.compiler, onnx,
+                                os.path.join(work, "gpt2.tp2"),
+                                flags + ["--tensor-parallel=2"])
+    tokens = os.path.join(work, "gpt2_tokens.npy")
+    generate = ["--generate", "16", "--prompt", prompt, "-o", tokens]
+    times = {"1x2": [], "1x1": [], "2x1": []}
+    same = True
+    for _ in range(args.rounds):
+        times["1x2"].append(generation_times(
+            [one] + generate + ["--threads", "2"]))
+        reference = np.load(tokens)
+        times["1x1"].append(generation_times(
+            [one] + generate + ["--threads", "1"]))
+        times["2x1"].append(generation_times(
+            mpirun + ["2", split] + generate + ["--threads", "1"]))
+        same &= bool((np.load(tokens) == reference).all())
+    _, _, one_rss = common.run_measured([one] + generate + ["--threads", "1"])
+    ranks_rss = peak_rss_per_rank(mpirun, split, generate)
+    cells = []
+    for key in ("1x2", "1x1", "2x1"):
+        prefill = statistics.median(t[0] for t in times[key])
+        step = statistics.median(t[1] for t in times[key])
+        cells.append(f"{prefill:.0f} / {step:.1f}")
+    row = ["GPT-2-small size, prompt 1008 + 16 steps, cache 1024", *cells,
+           f"{common.mib(one_rss):.0f}",
+           " / ".join(f"{common.mib(r):.0f}" for r in ranks_rss),
+           "yes" if same else "NO"]
+    return common.markdown_table(
+        ["model", "1 rank x 2 threads: prefill / step (ms)",
+         "1 rank x 1 thread", "2 ranks x 1 thread",
+         "peak RSS, 1 process (MiB)", "peak RSS per rank (MiB)",
+         "same tokens"], [row])
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -221,6 +288,7 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--model-only", action="store_true")
+    parser.add_argument("--no-generate", action="store_true")
     args = parser.parse_args()
     print("## Scaling model (docs/distributed.md)\n")
     print(scaling_table())
@@ -228,6 +296,11 @@ def main():
         return 0
     print(f"## This machine: {common.machine_description()}\n")
     print(measure(args))
+    if not args.no_generate:
+        mpirun = [shutil.which("mpirun") or "mpirun", "--oversubscribe",
+                  "--allow-run-as-root", "--bind-to", "none", "-np"]
+        print("\n### Generation\n")
+        print(measure_generation(args, mpirun))
     return 0
 
 

@@ -236,7 +236,10 @@ def TfmResultsToOutParams : Pass<"tfm-results-to-out-params",
     that a private function's results of dynamic size stay results: their
     sizes are the callee's to compute (a tensor-parallel entry calls its
     rank's function on inputs of any size). Public functions still write
-    every result into an out-parameter, which their caller allocates.
+    every result into an out-parameter, which their caller allocates; where
+    one only copies a dispatched call's result into its out-parameter
+    (through an `scf.index_switch`), the callee takes that out-parameter
+    in place of the buffer it allocated, and the copy goes.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
