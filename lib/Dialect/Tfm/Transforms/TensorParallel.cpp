@@ -15,7 +15,10 @@
 // (`shard.process_linear_index`). Constants stay constants, so the CPU
 // pipeline packs each rank's panels at compile time as it does for one
 // process, and a rank's process only ever touches the pages of its own
-// slices.
+// slices. Since each rank's function is its own, ranks may hold different
+// numbers of heads (3 heads over 2 ranks: 2 and 1); a key/value cache stays
+// the entry's whole argument, of which each rank appends to and reads its
+// heads' part.
 //
 //===----------------------------------------------------------------------===//
 

@@ -62,7 +62,11 @@ def TfmTensorParallel : Pass<"tfm-tensor-parallel", "::mlir::ModuleOp"> {
       `tfm.attention`, `tfm.rotary_embedding` and elementwise ops, into the
       input of another `tfm.linear`. A fused projection whose output
       `tensor.extract_slice` cuts into Q, K and V (as ONNX exports of
-      `nn.MultiheadAttention` have it) is split per segment.
+      `nn.MultiheadAttention` have it) is split per segment. A
+      `tfm.kv_cache_append` of a rank's heads into a whole cache (an
+      argument of the entry) appends to the rank's heads' part of it and
+      writes that part back, so that the caches stay the entry's
+      interface and are updated in place.
 
     Everything else runs whole on every rank. The entry's body becomes one
     private function per rank (`@main_rank0`, ...), whose weights are
@@ -73,7 +77,9 @@ def TfmTensorParallel : Pass<"tfm-tensor-parallel", "::mlir::ModuleOp"> {
     (`dlti.map`, Open MPI) for `convert-shard-to-mpi`.
 
     Heads, hidden units or output features that `ranks` does not divide
-    are an error.
+    are dealt out as evenly as they go, the first ranks holding one more
+    (a warning says so once per kind of block); fewer of them than ranks
+    is an error, as is an op between the products with no rule.
   }];
   let options = [
     Option<"ranks", "ranks", "int64_t", /*default=*/"2",
