@@ -816,6 +816,13 @@ int main(int argc, char **argv) {
   tfm::registerCollectiveInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic names its op's location; printing the op too would dump a
+  // whole function, weights included, for an error at a function
+  // (--mlir-print-op-on-diagnostic brings it back).
+  auto &options = llvm::cl::getRegisteredOptions();
+  if (auto it = options.find("mlir-print-op-on-diagnostic");
+      it == options.end() || it->second->getNumOccurrences() == 0)
+    context.printOpOnDiagnostic(false);
 
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
