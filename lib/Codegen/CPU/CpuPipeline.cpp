@@ -92,6 +92,8 @@ static void buildBufferizationStage(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createTfmFreeBuffersEarly());
   // A flash attention's per-block buffers, allocated once per query tile.
   pm.addNestedPass<func::FuncOp>(createTfmHoistLoopBuffers());
+  // A decoding step's products read their packed weights ahead.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuPrefetchWeights());
 }
 
 void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,

@@ -28,7 +28,7 @@ LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
   return LoweringConfigAttr::get(ctx,
                                  {DenseI64ArrayAttr::get(ctx, parallel),
                                   DenseI64ArrayAttr::get(ctx, reduction)},
-                                 {});
+                                 {}, /*prefetch_distance=*/0);
 }
 
 void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,

@@ -131,6 +131,12 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
   if (epilogue && tiled->tiledOps.size() == 1)
     fuseEpilogue(rewriter, *epilogue, tiled->tiledOps.front(), tiled->loops,
                  level);
+  // The last level's loops carry the prefetch distance to
+  // tfm-cpu-prefetch-weights, which runs once the constants are buffers.
+  if (config.getPrefetchDistance() > 0 && level + 1 == config.getNumLevels())
+    for (LoopLikeOpInterface loop : tiled->loops)
+      loop->setAttr(LoweringConfigAttr::getPrefetchDistanceAttrName(),
+                    rewriter.getI64IntegerAttr(config.getPrefetchDistance()));
   for (Operation *tile : tiled->tiledOps)
     if (auto tileOp = dyn_cast<TilingInterface>(tile))
       if (failed(tileLevel(rewriter, tileOp, config, level + 1)))

@@ -48,7 +48,7 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
   sizes[dims->n.back()] = clampTo(dims->n.back());
   MLIRContext *ctx = op.getContext();
   return LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
-                                 {});
+                                 {}, /*prefetch_distance=*/0);
 }
 
 namespace {

@@ -378,6 +378,54 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 
 // -----
 
+// A decoding step's product: a dynamic number of rows against packed
+// panels. The parts of fewer rows than Mr stream each panel once from
+// memory; those that do 4 FMAs or more per 64-byte line of it prefetch the
+// panel 128 steps ahead (AVX-512: the 8- and 4-row parts, 8 and 4 FMAs a
+// line, not the single rows' 1; AVX2, 16-column panels of one line a step:
+// the 4-row part, 8 a line, not the single rows' 2; here the panels are
+// 32 wide, as AVX-512 packed them, and AVX2 reads half of one a tile). Mr's part reuses each
+// panel from the cache and prefetches nothing. Applied, the marker goes on
+// the reduction loop, for tfm-cpu-prefetch-weights.
+
+// CHECK-LABEL: func.func @packed_dynamic_rows
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+// AVX2-LABEL: func.func @packed_dynamic_rows
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+// TILED-LABEL: func.func @packed_dynamic_rows
+//       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>) {
+//   TILED-NOT:   prefetch_distance
+//       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x1x32xf32>) {
+//       TILED:   } {tfm.prefetch_distance = 128 : i64}
+//       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<4x1x32xf32>) {
+//       TILED:   } {tfm.prefetch_distance = 128 : i64}
+//       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<1x1x32xf32>) {
+//   TILED-NOT:   prefetch_distance
+//       TILED:   return
+func.func @packed_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<24x64x32xf32>,
+                               %c: tensor<?x24x32xf32>) -> tensor<?x24x32xf32> {
+  %0 = linalg.generic {
+      indexing_maps = [affine_map<(m, nb, nr, k) -> (m, k)>,
+                       affine_map<(m, nb, nr, k) -> (nb, k, nr)>,
+                       affine_map<(m, nb, nr, k) -> (m, nb, nr)>],
+      iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : tensor<?x64xf32>, tensor<24x64x32xf32>)
+      outs(%c : tensor<?x24x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %z, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<?x24x32xf32>
+  return %0 : tensor<?x24x32xf32>
+}
+
+// -----
+
 // Swin's first FC2: 3 panels of 32 columns would be 3 parallel tiles, which
 // leave one of 2 threads idle a third of the time; its 3136 rows are many,
 // so they are cut into 4 blocks of 784 too: 12 parallel tiles. Applied,

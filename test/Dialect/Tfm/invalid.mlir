@@ -2079,6 +2079,20 @@ func.func @lowering_config_interchange() attributes {c = #tfm.lowering_config<ti
 
 // -----
 
+// expected-error @+1 {{expected a prefetch_distance >= 0}}
+func.func @lowering_config_prefetch() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = -8>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected 'interchange' or 'prefetch_distance', in that order, at most once each}}
+func.func @lowering_config_order() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 8, interchange = [[0, 1, 2]]>} {
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // zero-sized dimensions the lowerings cannot tile
 //===----------------------------------------------------------------------===//

@@ -936,6 +936,20 @@ func.func @prepend_class_token_bf16(%x: tensor<4x16x64xbf16>, %cls: tensor<1x1x6
   return %r : tensor<4x17x64xbf16>
 }
 
+// A strategy that prefetches constant operands, with and without an
+// interchange: the distance survives the round trip.
+
+// CHECK-LABEL: func.func @lowering_config_prefetch()
+//  CHECK-SAME:   a = #tfm.lowering_config<tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//  CHECK-SAME:   b = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0]], prefetch_distance = 16>
+//  CHECK-SAME:   c = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0]]>
+func.func @lowering_config_prefetch() attributes {
+    a = #tfm.lowering_config<tile_sizes = [[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = [[], [0, 1, 2, 3], []], prefetch_distance = 128>,
+    b = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 16>,
+    c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 0>} {
+  return
+}
+
 // The structured attention of code generation, with every operand group,
 // and a code generation strategy on it.
 

@@ -291,6 +291,54 @@ def TfmCpuLowerCopies
                            "::mlir::scf::SCFDialect"];
 }
 
+def TfmCpuPrefetchWeights
+    : Pass<"tfm-cpu-prefetch-weights", "::mlir::func::FuncOp"> {
+  let summary = "Prefetch the constant operands of marked loops some "
+                "iterations ahead";
+  let description = [{
+    Tiling marks the last level's loops of an op whose `lowering_config`
+    has a `prefetch_distance` D with `tfm.prefetch_distance = D`
+    (`tfm-cpu-select-vector-strategy` asks it of a few-row product with
+    packed panels: a decoding step's batch). Once bufferized, each
+    `vector.transfer_read` directly in such an `scf.for` that reads a
+    constant (a view of a `memref.get_global` of static shape) at a place
+    that moves with the loop's induction variable, by a static stride, gets
+    a `memref.prefetch` of each 64-byte line that the read will read D
+    iterations later. The address is taken in the constant as a whole (the
+    read's offset in it plus D strides), so that the prefetches run on from
+    one panel into the next, and clamped to its last element, so that none
+    points past it.
+
+    ```mlir
+    scf.for %k = %c0 to %c768 step %c1 iter_args(%acc = %init) -> ... {
+      %w = memref.subview %panel[0, %k, 0] [1, 1, 32] [1, 1, 1] : ...
+      %b = vector.transfer_read %w[%c0, %c0, %c0], %pad ...
+      ...
+    } {tfm.prefetch_distance = 128 : i64}
+    ```
+
+    becomes (the read 128 steps of 32 floats ahead, two lines)
+
+    ```mlir
+    %flat = memref.collapse_shape %weights [[0, 1, 2]] : ... to memref<2359296xf32>
+    scf.for %k = ... {
+      %w = memref.subview %panel[0, %k, 0] [1, 1, 32] [1, 1, 1] : ...
+      %base, %offset, %sizes:3, %strides:3 = memref.extract_strided_metadata %w
+      %ahead = arith.addi %offset, %c4096 : index
+      %line0 = arith.minsi %ahead, %c2359295 : index
+      memref.prefetch %flat[%line0], read, locality<3>, data : memref<2359296xf32>
+      ...   // and the line 16 floats further
+      %b = vector.transfer_read %w[%c0, %c0, %c0], %pad ...
+      ...
+    }
+    ```
+
+    The marker is removed from every loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def TfmCpuHoistInvariantSubsets : Pass<"tfm-cpu-hoist-invariant-subsets"> {
   let summary = "Hoist the subsets of loop-carried tensors that every "
                 "iteration reads and writes at the same place";

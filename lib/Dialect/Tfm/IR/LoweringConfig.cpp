@@ -3,7 +3,8 @@
 // The syntax and verifier of the code generation strategy attribute:
 //
 //   #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 0, 64]],
-//                        interchange = [[], [2, 0, 1]]>
+//                        interchange = [[], [2, 0, 1]],
+//                        prefetch_distance = 128>
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,18 +46,38 @@ static void printLevels(AsmPrinter &printer,
 
 Attribute LoweringConfigAttr::parse(AsmParser &parser, Type) {
   SmallVector<DenseI64ArrayAttr> tileSizes, interchange;
+  int64_t prefetchDistance = 0;
   if (parser.parseLess() || parser.parseKeyword("tile_sizes") ||
       parser.parseEqual() || parseLevels(parser, tileSizes))
     return {};
-  if (succeeded(parser.parseOptionalComma()) &&
-      (parser.parseKeyword("interchange") || parser.parseEqual() ||
-       parseLevels(parser, interchange)))
-    return {};
+  // Then `interchange = ...` and `prefetch_distance = N`, each optional, in
+  // that order.
+  bool hasInterchange = false, hasPrefetch = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef keyword;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&keyword) || parser.parseEqual())
+      return {};
+    if (keyword == "interchange" && !hasInterchange && !hasPrefetch) {
+      hasInterchange = true;
+      if (parseLevels(parser, interchange))
+        return {};
+    } else if (keyword == "prefetch_distance" && !hasPrefetch) {
+      hasPrefetch = true;
+      if (parser.parseInteger(prefetchDistance))
+        return {};
+    } else {
+      parser.emitError(loc) << "expected 'interchange' or "
+                               "'prefetch_distance', in that order, at most "
+                               "once each";
+      return {};
+    }
+  }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<LoweringConfigAttr>(
       parser.getContext(), ArrayRef<DenseI64ArrayAttr>(tileSizes),
-      ArrayRef<DenseI64ArrayAttr>(interchange));
+      ArrayRef<DenseI64ArrayAttr>(interchange), prefetchDistance);
 }
 
 void LoweringConfigAttr::print(AsmPrinter &printer) const {
@@ -66,13 +87,18 @@ void LoweringConfigAttr::print(AsmPrinter &printer) const {
     printer << ", interchange = ";
     printLevels(printer, getInterchange());
   }
+  if (getPrefetchDistance() != 0)
+    printer << ", prefetch_distance = " << getPrefetchDistance();
   printer << '>';
 }
 
 LogicalResult
 LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<DenseI64ArrayAttr> tileSizes,
-                           ArrayRef<DenseI64ArrayAttr> interchange) {
+                           ArrayRef<DenseI64ArrayAttr> interchange,
+                           int64_t prefetchDistance) {
+  if (prefetchDistance < 0)
+    return emitError() << "expected a prefetch_distance >= 0";
   if (tileSizes.empty())
     return emitError() << "expected at least one level of tile sizes";
   size_t loops = tileSizes.front().size();

@@ -76,6 +76,15 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     the loops of each level (outermost first); `[]` keeps a level's loops in
     their natural order.
 
+    `prefetch_distance`, if given, asks the loops of the last level to
+    prefetch what their iterations read of constant operands (the packed
+    weights of a matmul's panels) that many iterations ahead:
+    `tfm-cpu-prefetch-weights` inserts the prefetches once the constants
+    are buffers. A product of a few rows (a decoding step's batch) streams
+    each panel once from memory while it does several FMAs per cache
+    line, and the loop's instructions fill the out-of-order window before
+    it reaches the loads far enough ahead to keep the memory busy.
+
     An op that also carries the unit attribute `tfm.fuse_into_consumer` is
     not tiled at level 0 on its own: the op that reads it fuses it into its
     own parallel tiles (upstream's tile-and-fuse computes the slice of it
@@ -99,13 +108,24 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     // reduction one step at a time.
     #tfm.lowering_config<tile_sizes = [[0, 128, 0], [8, 32, 0], [0, 0, 1]],
                          interchange = [[], [1, 0, 2], []]>
+
+    // A decoding step's 8 rows against packed panels ([panels, k, 32]):
+    // panels in parallel, the panel's 32 columns read 128 steps ahead.
+    #tfm.lowering_config<tile_sizes = [[0, 4, 0, 0], [8, 1, 32, 0],
+                                       [0, 0, 0, 1]],
+                         interchange = [[], [0, 1, 2, 3], []],
+                         prefetch_distance = 128>
     ```
   }];
   let parameters = (ins
     ArrayRefParameter<"::mlir::DenseI64ArrayAttr", "sizes per level">
         :$tile_sizes,
     OptionalArrayRefParameter<"::mlir::DenseI64ArrayAttr",
-                              "loop order per level">:$interchange);
+                              "loop order per level">:$interchange,
+    DefaultValuedParameter<"int64_t", "0",
+                           "iterations ahead that the last level's loops "
+                           "prefetch constant operands (0: none)">
+        :$prefetch_distance);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -120,6 +140,12 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
       if (level >= getInterchange().size())
         return {};
       return getInterchange()[level].asArrayRef();
+    }
+    /// The name of the discardable attribute that marks a loop of the last
+    /// level of a config with a prefetch distance, from tiling to
+    /// tfm-cpu-prefetch-weights.
+    static constexpr ::llvm::StringLiteral getPrefetchDistanceAttrName() {
+      return "tfm.prefetch_distance";
     }
     /// The name of the attribute that carries a config on an op.
     static constexpr ::llvm::StringLiteral getAttrName() {

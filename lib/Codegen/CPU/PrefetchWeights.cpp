@@ -1,0 +1,288 @@
+//===- PrefetchWeights.cpp - tfm-cpu-prefetch-weights ---------------------===//
+//
+// Implements `tfm-cpu-prefetch-weights`: the loops that tiling marked with a
+// prefetch distance prefetch what they read of constants that many
+// iterations ahead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tfm/Codegen/CPU/Passes.h"
+
+#include "tfm/Dialect/Tfm/IR/TfmOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+namespace mlir {
+namespace tfm {
+#define GEN_PASS_DEF_TFMCPUPREFETCHWEIGHTS
+#include "tfm/Codegen/CPU/Passes.h.inc"
+} // namespace tfm
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::tfm;
+
+namespace {
+
+/// The bytes that one prefetch brings in.
+constexpr int64_t kLineBytes = 64;
+
+/// The static stride of `type`'s dimension `dim`, or nullopt.
+std::optional<int64_t> getStaticStride(MemRefType type, unsigned dim) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides[dim]))
+    return std::nullopt;
+  return strides[dim];
+}
+
+/// What a read inside a marked loop reads of a constant: the global it is a
+/// view of, and by how many of the global's elements the read moves each
+/// iteration.
+struct ConstantRead {
+  memref::GetGlobalOp global;
+  int64_t step = 0;
+};
+
+/// Adds to `step` the stride by which `indices`, indices into a memref of
+/// `type`, move with `iv`: each index that is `iv` itself counts its
+/// dimension's stride. False where `iv` reaches an index any other way
+/// (through arithmetic) or a stride it moves by is dynamic.
+bool addIndexSteps(ArrayRef<OpFoldResult> indices, MemRefType type, Value iv,
+                   int64_t &step) {
+  for (auto [dim, mixed] : llvm::enumerate(indices)) {
+    auto index = dyn_cast<Value>(mixed);
+    if (!index)
+      continue;
+    if (index == iv) {
+      std::optional<int64_t> stride = getStaticStride(type, dim);
+      if (!stride)
+        return false;
+      step += *stride;
+      continue;
+    }
+    // An index computed in the loop may come from `iv`.
+    Operation *def = index.getDefiningOp();
+    if (def && def->getBlock() == iv.getParentBlock() &&
+        !matchPattern(index, m_Constant()))
+      return false;
+  }
+  return true;
+}
+
+/// The constant that `read` reads and the elements by which it moves each
+/// iteration of the loop of `iv`, if it reads a view of a `memref.get_global`
+/// of static shape (through subviews, reshapes and casts) at a place that
+/// moves with `iv` by a static stride.
+std::optional<ConstantRead> getConstantRead(vector::TransferReadOp read,
+                                            Value iv) {
+  auto type = dyn_cast<MemRefType>(read.getBase().getType());
+  if (!type)
+    return std::nullopt;
+  ConstantRead result;
+  if (!addIndexSteps(getAsOpFoldResult(read.getIndices()), type, iv,
+                     result.step))
+    return std::nullopt;
+  Value view = read.getBase();
+  while (true) {
+    Operation *def = view.getDefiningOp();
+    if (auto global = dyn_cast_or_null<memref::GetGlobalOp>(def)) {
+      if (!global.getType().hasStaticShape() || result.step <= 0)
+        return std::nullopt;
+      result.global = global;
+      return result;
+    }
+    if (auto subview = dyn_cast_or_null<memref::SubViewOp>(def)) {
+      if (!addIndexSteps(subview.getMixedOffsets(), subview.getSourceType(),
+                         iv, result.step) ||
+          llvm::is_contained(subview.getSizes(), iv) ||
+          llvm::is_contained(subview.getStrides(), iv))
+        return std::nullopt;
+      view = subview.getSource();
+      continue;
+    }
+    // Views that do not move with the loop: reshapes and casts of the whole.
+    if (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp,
+                        memref::CastOp>(def)) {
+      view = def->getOperand(0);
+      continue;
+    }
+    return std::nullopt;
+  }
+}
+
+/// The elements that `read` reads from memory: its vector's, less the
+/// dimensions it broadcasts.
+int64_t getReadElements(vector::TransferReadOp read) {
+  int64_t elements = 1;
+  for (auto [expr, size] : llvm::zip(read.getPermutationMap().getResults(),
+                                     read.getVectorType().getShape()))
+    if (isa<AffineDimExpr>(expr))
+      elements *= size;
+  return elements;
+}
+
+/// The offset of `read`'s first element in its constant, computed at the
+/// builder's insertion point: its view's offset and its indices along the
+/// view's strides. Outside the loop (`ivValue` given), the loop's ops that
+/// compute the view are cloned there with `ivValue` for the induction
+/// variable.
+Value getReadOffset(OpBuilder &b, vector::TransferReadOp read,
+                    std::optional<Value> ivValue = std::nullopt) {
+  Location loc = read.getLoc();
+  Value view = read.getBase();
+  IRMapping mapping;
+  if (ivValue) {
+    Block *body = read->getBlock();
+    mapping.map(body->getArgument(0), *ivValue);
+    // The view ops inside the loop, innermost first (getConstantRead
+    // checked that each takes its view as operand 0, and nothing else
+    // from the loop but constants).
+    SmallVector<Operation *> chain;
+    for (Operation *def = view.getDefiningOp(); def && def->getBlock() == body;
+         def = def->getOperand(0).getDefiningOp())
+      chain.push_back(def);
+    for (Operation *op : llvm::reverse(chain)) {
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && def->getBlock() == body && !llvm::is_contained(chain, def))
+          b.clone(*def, mapping);
+      b.clone(*op, mapping);
+    }
+    for (Value index : read.getIndices())
+      if (Operation *def = index.getDefiningOp();
+          def && def->getBlock() == body)
+        b.clone(*def, mapping);
+  }
+  auto metadata = memref::ExtractStridedMetadataOp::create(
+      b, loc, mapping.lookupOrDefault(view));
+  Value offset = metadata.getOffset();
+  for (auto [index, stride] :
+       llvm::zip(read.getIndices(), metadata.getStrides()))
+    if (!isZeroInteger(index))
+      offset = b.createOrFold<arith::AddIOp>(
+          loc, offset,
+          b.createOrFold<arith::MulIOp>(loc, mapping.lookupOrDefault(index),
+                                stride));
+  return offset;
+}
+
+/// A read of a constant in a marked loop, with what its prefetches need.
+struct PrefetchedRead {
+  vector::TransferReadOp read;
+  ConstantRead constant;
+  /// The offsets, in elements, of the lines that one read reads.
+  SmallVector<int64_t> lines;
+};
+
+struct TfmCpuPrefetchWeightsPass
+    : tfm::impl::TfmCpuPrefetchWeightsBase<TfmCpuPrefetchWeightsPass> {
+  void runOnOperation() override {
+    StringRef marker = LoweringConfigAttr::getPrefetchDistanceAttrName();
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(marker))
+        loops.push_back(loop);
+    });
+    // Each constant's one-dimensional view, made once, after its get_global.
+    DenseMap<Operation *, Value> flatViews;
+    for (scf::ForOp loop : loops) {
+      int64_t distance = loop->getAttrOfType<IntegerAttr>(marker).getInt();
+      loop->removeAttr(marker);
+      std::optional<int64_t> loopStep = getConstantIntValue(loop.getStep());
+      if (distance <= 0 || !loopStep || *loopStep != 1)
+        continue;
+      SmallVector<PrefetchedRead> reads;
+      for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
+        std::optional<ConstantRead> constant =
+            getConstantRead(read, loop.getInductionVar());
+        if (!constant)
+          continue;
+        MemRefType type = constant->global.getType();
+        int64_t elementBytes =
+            llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+        int64_t lineElements = std::max<int64_t>(kLineBytes / elementBytes, 1);
+        PrefetchedRead &prefetched = reads.emplace_back();
+        prefetched.read = read;
+        prefetched.constant = *constant;
+        for (int64_t line = 0; line < getReadElements(read);
+             line += lineElements)
+          prefetched.lines.push_back(line);
+      }
+      if (reads.empty())
+        continue;
+      prefetchAhead(loop, distance, reads, flatViews);
+    }
+  }
+
+  /// Splits `loop` where the first of `reads`' prefetches would point past
+  /// the end of its constant, and prefetches `distance` iterations ahead in
+  /// the first part: every iteration but those of the last panel's end.
+  void prefetchAhead(scf::ForOp loop, int64_t distance,
+                     MutableArrayRef<PrefetchedRead> reads,
+                     DenseMap<Operation *, Value> &flatViews) {
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    // The iterations that prefetch: those before
+    //   lb + (last - lastLine - distance * step - offset(lb)) / step + 1
+    // for every read, within [lb, ub].
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+    Value split = ub;
+    for (PrefetchedRead &prefetched : reads) {
+      Value first = getReadOffset(b, prefetched.read, lb);
+      int64_t step = prefetched.constant.step;
+      int64_t room = prefetched.constant.global.getType().getNumElements() -
+                     1 - prefetched.lines.back() - distance * step;
+      Value iterations = b.createOrFold<arith::FloorDivSIOp>(
+          loc,
+          b.createOrFold<arith::SubIOp>(
+              loc, arith::ConstantIndexOp::create(b, loc, room), first),
+          arith::ConstantIndexOp::create(b, loc, step));
+      Value end = b.createOrFold<arith::AddIOp>(
+          loc, lb,
+          b.createOrFold<arith::AddIOp>(loc, iterations,
+                                arith::ConstantIndexOp::create(b, loc, 1)));
+      end = b.createOrFold<arith::MaxSIOp>(loc, end, lb);
+      split = b.createOrFold<arith::MinSIOp>(loc, split, end);
+    }
+    // The rest of the iterations, without prefetches, after the loop.
+    b.setInsertionPointAfter(loop);
+    auto rest = cast<scf::ForOp>(b.clone(*loop));
+    loop->replaceAllUsesWith(rest.getResults());
+    rest.getInitArgsMutable().assign(loop.getResults());
+    rest.getLowerBoundMutable().assign(split);
+    loop.getUpperBoundMutable().assign(split);
+
+    for (PrefetchedRead &prefetched : reads) {
+      memref::GetGlobalOp global = prefetched.constant.global;
+      Value &flat = flatViews[global];
+      if (!flat) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointAfter(global);
+        ReassociationIndices all =
+            llvm::to_vector(llvm::seq<int64_t>(0, global.getType().getRank()));
+        flat = memref::CollapseShapeOp::create(
+            b, loc, global, ArrayRef<ReassociationIndices>{all});
+      }
+      b.setInsertionPoint(prefetched.read);
+      Value offset = getReadOffset(b, prefetched.read);
+      for (int64_t line : prefetched.lines) {
+        Value at = b.createOrFold<arith::AddIOp>(
+            loc, offset,
+            arith::ConstantIndexOp::create(
+                b, loc, distance * prefetched.constant.step + line));
+        memref::PrefetchOp::create(b, loc, flat, at, /*isWrite=*/false,
+                                   /*localityHint=*/3, /*isDataCache=*/true);
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,124 @@
+// RUN: tfm-opt %s --tfm-cpu-prefetch-weights -split-input-file | FileCheck %s
+
+// A decoding step's micro-kernel: 8 rows against one panel of packed
+// weights, marked by tiling to prefetch 16 steps ahead. Each step reads a
+// row of the panel (32 floats, two lines) at 32 floats past the last, so
+// the prefetches point 16 x 32 = 512 and 528 floats past the read, in the
+// constant as a whole (its collapsed view): from one panel into the next.
+// The loop is split where they would point past the constant's end (8192
+// floats): the iterations before it prefetch, those after it (the last
+// panel's last 16 steps) do not.
+
+memref.global "private" constant @w : memref<4x64x32xf32> = dense<1.0> {alignment = 64 : i64}
+
+// CHECK-LABEL: func.func @few_rows(
+//  CHECK-SAME:     %[[A:.*]]: memref<8x64xf32>, %[[P:.*]]: index, %[[INIT:.*]]: vector<8x1x32xf32>)
+//       CHECK:   %[[W:.*]] = memref.get_global @w
+//       CHECK:   %[[FLAT:.*]] = memref.collapse_shape %[[W]] {{\[\[}}0, 1, 2]] : memref<4x64x32xf32> into memref<8192xf32>
+//       CHECK:   %[[PANEL:.*]] = memref.subview %[[W]][%[[P]], 0, 0]
+//       CHECK:   %[[FIRST:.*]] = memref.subview %[[PANEL]][0, %c0, 0] [1, 1, 32]
+//       CHECK:   %{{.*}}, %[[OFF0:.*]], %{{.*}}:3, %{{.*}}:3 = memref.extract_strided_metadata %[[FIRST]]
+//       CHECK:   %[[ROOM:.*]] = arith.subi %c7663{{.*}}, %[[OFF0]]
+//       CHECK:   %[[STEPS:.*]] = arith.floordivsi %[[ROOM]], %c32
+//       CHECK:   %[[SPLIT:.*]] = arith.minsi %{{.*}}, %c64
+//       CHECK:   %[[PART:.*]] = scf.for %[[K:.*]] = %c0 to %[[SPLIT]] step %c1 iter_args(%{{.*}} = %[[INIT]])
+//       CHECK:     %[[ROW:.*]] = memref.subview %[[PANEL]][0, %[[K]], 0]
+//       CHECK:     %{{.*}}, %[[OFF:.*]], %{{.*}}:3, %{{.*}}:3 = memref.extract_strided_metadata %[[ROW]]
+//       CHECK:     %[[AT0:.*]] = arith.addi %[[OFF]], %c512
+//       CHECK:     memref.prefetch %[[FLAT]][%[[AT0]]], read, locality<3>, data
+//       CHECK:     %[[AT1:.*]] = arith.addi %[[OFF]], %c528
+//       CHECK:     memref.prefetch %[[FLAT]][%[[AT1]]], read, locality<3>, data
+//       CHECK:     vector.transfer_read %[[ROW]]
+//   CHECK-NOT:     memref.prefetch
+//       CHECK:     scf.yield
+//   CHECK-NOT:   tfm.prefetch_distance
+//       CHECK:   %[[REST:.*]] = scf.for %{{.*}} = %[[SPLIT]] to %c64 step %c1 iter_args(%{{.*}} = %[[PART]])
+//   CHECK-NOT:     memref.prefetch
+//   CHECK-NOT:   tfm.prefetch_distance
+//       CHECK:   return %[[REST]]
+func.func @few_rows(%a: memref<8x64xf32>, %p: index, %init: vector<8x1x32xf32>)
+    -> vector<8x1x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %w = memref.get_global @w : memref<4x64x32xf32>
+  %panel = memref.subview %w[%p, 0, 0] [1, 64, 32] [1, 1, 1]
+      : memref<4x64x32xf32> to memref<1x64x32xf32, strided<[2048, 32, 1], offset: ?>>
+  %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (vector<8x1x32xf32>) {
+    %col = memref.subview %a[0, %k] [8, 1] [1, 1]
+        : memref<8x64xf32> to memref<8x1xf32, strided<[64, 1], offset: ?>>
+    %row = memref.subview %panel[0, %k, 0] [1, 1, 32] [1, 1, 1]
+        : memref<1x64x32xf32, strided<[2048, 32, 1], offset: ?>> to memref<1x1x32xf32, strided<[2048, 32, 1], offset: ?>>
+    %x = vector.transfer_read %col[%c0, %c0], %pad
+        {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1) -> (d0, 0, 0, d1)>}
+        : memref<8x1xf32, strided<[64, 1], offset: ?>>, vector<8x1x32x1xf32>
+    %y = vector.transfer_read %row[%c0, %c0, %c0], %pad
+        {in_bounds = [true, true, true, true], permutation_map = affine_map<(d0, d1, d2) -> (0, d0, d2, d1)>}
+        : memref<1x1x32xf32, strided<[2048, 32, 1], offset: ?>>, vector<8x1x32x1xf32>
+    %m = arith.mulf %x, %y : vector<8x1x32x1xf32>
+    %s = vector.shape_cast %m : vector<8x1x32x1xf32> to vector<8x1x32xf32>
+    %n = arith.addf %acc, %s : vector<8x1x32xf32>
+    scf.yield %n : vector<8x1x32xf32>
+  } {tfm.prefetch_distance = 16 : i64}
+  return %r : vector<8x1x32xf32>
+}
+
+// -----
+
+// A marked loop that reads no constant (its right operand an argument, a
+// buffer computed at run time) prefetches nothing and loses its marker; a
+// loop without the marker is left alone.
+
+// CHECK-LABEL: func.func @no_constant(
+//   CHECK-NOT:   memref.prefetch
+//   CHECK-NOT:   tfm.prefetch_distance
+//       CHECK:   scf.for
+//   CHECK-NOT:   scf.for
+//       CHECK:   return
+func.func @no_constant(%b: memref<64x32xf32>, %init: vector<32xf32>) -> vector<32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %pad = arith.constant 0.0 : f32
+  %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (vector<32xf32>) {
+    %y = vector.transfer_read %b[%k, %c0], %pad {in_bounds = [true]} : memref<64x32xf32>, vector<32xf32>
+    %n = arith.addf %acc, %y : vector<32xf32>
+    scf.yield %n : vector<32xf32>
+  } {tfm.prefetch_distance = 16 : i64}
+  return %r : vector<32xf32>
+}
+
+// -----
+
+// The step is read from the index of the read itself where the induction
+// variable indexes the constant directly: a row of 32 floats a step, one
+// prefetch per 16-float line.
+
+memref.global "private" constant @v : memref<256x32xf32> = dense<2.0> {alignment = 64 : i64}
+
+// CHECK-LABEL: func.func @direct_index(
+//       CHECK:   %[[V:.*]] = memref.get_global @v
+//       CHECK:   %[[FLAT:.*]] = memref.collapse_shape %[[V]] {{\[\[}}0, 1]] : memref<256x32xf32> into memref<8192xf32>
+//       CHECK:   scf.for %[[K:.*]] = %c0 to %{{.*}} step %c1
+//       CHECK:     %{{.*}}, %[[OFF:.*]], %{{.*}}:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[V]]
+//       CHECK:     %[[ROW:.*]] = arith.muli %[[K]], %[[STRIDES]]#0
+//       CHECK:     %[[AT:.*]] = arith.addi %[[OFF]], %[[ROW]]
+//       CHECK:     arith.addi %[[AT]], %c256
+//       CHECK:     memref.prefetch %[[FLAT]]
+//       CHECK:     arith.addi %[[AT]], %c272
+//       CHECK:     memref.prefetch %[[FLAT]]
+//       CHECK:     vector.transfer_read %[[V]][%[[K]], %c0]
+func.func @direct_index(%init: vector<32xf32>) -> vector<32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %pad = arith.constant 0.0 : f32
+  %v = memref.get_global @v : memref<256x32xf32>
+  %r = scf.for %k = %c0 to %c256 step %c1 iter_args(%acc = %init) -> (vector<32xf32>) {
+    %y = vector.transfer_read %v[%k, %c0], %pad {in_bounds = [true]} : memref<256x32xf32>, vector<32xf32>
+    %n = arith.addf %acc, %y : vector<32xf32>
+    scf.yield %n : vector<32xf32>
+  } {tfm.prefetch_distance = 8 : i64}
+  return %r : vector<32xf32>
+}
