@@ -501,7 +501,7 @@ bool tfm::isInParallelLoop(Operation *op) {
 
 /// The register tile heights below the target's Mr that a matmul of a
 /// dynamic number of rows also runs with: the rows that Mr leaves over.
-static constexpr int64_t kFewRowHeights[] = {8, 4, 1};
+static constexpr int64_t kFewRowHeights[] = {8, 4, 2, 1};
 
 /// Wraps `op` in `scf.if rows > 0`, `rows` the extent of its loop `m`: a
 /// part of a split product that may be empty starts no parallel loop then.
@@ -532,11 +532,12 @@ static void skipWhenEmpty(RewriterBase &rewriter, TilingInterface op,
 /// Splits `op`, a contraction of a dynamic number of rows, into parts by
 /// rows, each with register tiles of one height and no remainder: the
 /// rows that tiles of the target's Mr cover, then at most one tile of 8
-/// rows, one of 4, and the last rows one at a time (AVX-512: 12, 8, 4, 1;
-/// AVX2: 6, 4, 1), each part skipped when it has no rows. A decoding step
-/// (one token per sequence) then streams the weights in single-row tiles;
-/// a few sequences (8 tokens) read each weight panel once; a prefill of 128
-/// tokens is ten tiles of 12 rows and one of 8. Left whole, the rows that
+/// rows, one of 4, one of 2, and the last row alone (AVX-512: 12, 8, 4, 2,
+/// 1; AVX2: 6, 4, 2, 1), each part skipped when it has no rows. A decoding
+/// step (one token per sequence) then streams the weights in single-row
+/// tiles; a few sequences read each weight panel once (8 with AVX-512) or
+/// twice (8 with AVX2: 6 + 2, where 6 + 1 + 1 read it three times); a
+/// prefill of 128 tokens is ten tiles of 12 rows and one of 8. Left whole, the rows that
 /// Mr does not divide would be its tiles' dynamic remainder, computed a
 /// row at a time through memory at every reduction step: a product of 13
 /// rows took twice as long as one of 12.

@@ -267,10 +267,10 @@ func.func @cache_blocks(%a: tensor<650x2048xf32>, %b: tensor<2048x256xf32>,
 // by rows into parts of one register tile height each, so that no tile has
 // a dynamic remainder: the rows that tiles of the micro-kernel's 12 cover
 // (M floordiv 12 * 12, an affine map, so that the tiles peel no remainder),
-// then at most one tile of 8 rows and one of 4, and the last rows one at a
-// time (a decoding step's one token per sequence, streaming the weights
+// then at most one tile of 8 rows, one of 4 and one of 2, and the last row
+// alone (a decoding step's one token per sequence, streaming the weights
 // with no masked-off rows). Each part runs only when it has rows; each
-// keeps the parallel column panels. On AVX2 the parts are of 6, 4 and 1
+// keeps the parallel column panels. On AVX2 the parts are of 6, 4, 2 and 1
 // rows.
 
 // CHECK-LABEL: func.func @matmul_dynamic_rows(
@@ -285,12 +285,15 @@ func.func @cache_blocks(%a: tensor<650x2048xf32>, %b: tensor<2048x256xf32>,
 //       CHECK:   scf.if
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
 //       CHECK:   scf.if
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 32, 0], [0, 0, 1]]
+//       CHECK:   scf.if
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
 // AVX2-LABEL: func.func @matmul_dynamic_rows(
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 16, 0], [0, 0, 1]]
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
 //   AVX2-NOT:   linalg.matmul
 //       AVX2:   return
@@ -313,10 +316,12 @@ func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [120, 0, 512], [12, 32, 0], [0, 0, 1]]
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [8, 32, 0], [0, 0, 1]]
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 32, 0], [0, 0, 1]]
 //       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
 // AVX2-LABEL: func.func @matmul_dynamic_rows_long_reduction(
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [126, 0, 512], [6, 16, 0], [0, 0, 1]]
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 16, 0], [0, 0, 1]]
 //       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
 func.func @matmul_dynamic_rows_long_reduction(%a: tensor<?x3072xf32>, %b: tensor<3072x768xf32>,
                                               %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
@@ -382,8 +387,8 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 // panels. The parts of fewer rows than Mr stream each panel once from
 // memory; those that do 4 FMAs or more per 64-byte line of it prefetch the
 // panel 128 steps ahead (AVX-512: the 8- and 4-row parts, 8 and 4 FMAs a
-// line, not the single rows' 1; AVX2, 16-column panels of one line a step:
-// the 4-row part, 8 a line, not the single rows' 2; here the panels are
+// line, not the 2 or 1 rows' 2 and 1; AVX2, 16-column tiles of one line a
+// step: the 4- and 2-row parts, 8 and 4 a line, not the single rows' 2; here the panels are
 // 32 wide, as AVX-512 packed them, and AVX2 reads half of one a tile). Mr's part reuses each
 // panel from the cache and prefetches nothing. Applied, the marker goes on
 // the reduction loop, for tfm-cpu-prefetch-weights.
@@ -392,10 +397,12 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 // AVX2-LABEL: func.func @packed_dynamic_rows
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 // TILED-LABEL: func.func @packed_dynamic_rows
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>) {
@@ -404,6 +411,8 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 //       TILED:   } {tfm.prefetch_distance = 128 : i64}
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<4x1x32xf32>) {
 //       TILED:   } {tfm.prefetch_distance = 128 : i64}
+//       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<2x1x32xf32>) {
+//   TILED-NOT:   prefetch_distance
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<1x1x32xf32>) {
 //   TILED-NOT:   prefetch_distance
 //       TILED:   return
