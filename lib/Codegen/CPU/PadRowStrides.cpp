@@ -33,8 +33,6 @@ using namespace mlir::tfm;
 
 namespace {
 
-constexpr int64_t kLineBytes = 64;
-
 /// Rows whose stride is a multiple of this many cache lines share at most
 /// 64 / 8 = 8 of L1's 64 sets.
 constexpr int64_t kAliasingLines = 8;
@@ -49,9 +47,9 @@ int64_t getRowPadding(RankedTensorType type) {
     return 0;
   int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
   int64_t rowBytes = type.getShape().back() * elementBytes;
-  if (rowBytes % (kLineBytes * kAliasingLines) != 0)
+  if (rowBytes % (kCacheLineBytes * kAliasingLines) != 0)
     return 0;
-  return kLineBytes / elementBytes;
+  return kCacheLineBytes / elementBytes;
 }
 
 /// `attr` with each row (its last dimension) followed by `padding` zeros.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/CPU/Passes.h"
+#include "tfm/Codegen/CPU/Strategy.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
@@ -30,9 +31,6 @@ using namespace mlir::tfm;
 
 namespace {
 
-/// The bytes that one prefetch brings in.
-constexpr int64_t kLineBytes = 64;
-
 /// The static stride of `type`'s dimension `dim`, or nullopt.
 std::optional<int64_t> getStaticStride(MemRefType type, unsigned dim) {
   SmallVector<int64_t> strides;
@@ -51,6 +49,16 @@ struct ConstantRead {
   int64_t step = 0;
 };
 
+/// Whether `value` is the same in every iteration of the loop whose body is
+/// `body`: defined outside it, or a constant. (A value computed in the loop
+/// may come from its induction variable.)
+bool isInvariantIn(Value value, Block *body) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return value.getParentBlock() != body;
+  return def->getBlock() != body || matchPattern(value, m_Constant());
+}
+
 /// Adds to `step` the stride by which `indices`, indices into a memref of
 /// `type`, move with `iv`: each index that is `iv` itself counts its
 /// dimension's stride. False where `iv` reaches an index any other way
@@ -68,10 +76,7 @@ bool addIndexSteps(ArrayRef<OpFoldResult> indices, MemRefType type, Value iv,
       step += *stride;
       continue;
     }
-    // An index computed in the loop may come from `iv`.
-    Operation *def = index.getDefiningOp();
-    if (def && def->getBlock() == iv.getParentBlock() &&
-        !matchPattern(index, m_Constant()))
+    if (!isInvariantIn(index, iv.getParentBlock()))
       return false;
   }
   return true;
@@ -99,18 +104,21 @@ std::optional<ConstantRead> getConstantRead(vector::TransferReadOp read,
       result.global = global;
       return result;
     }
+    Block *body = iv.getParentBlock();
+    auto isInvariant = [&](Value v) { return isInvariantIn(v, body); };
     if (auto subview = dyn_cast_or_null<memref::SubViewOp>(def)) {
-      if (!addIndexSteps(subview.getMixedOffsets(), subview.getSourceType(),
-                         iv, result.step) ||
-          llvm::is_contained(subview.getSizes(), iv) ||
-          llvm::is_contained(subview.getStrides(), iv))
+      if (!addIndexSteps(subview.getMixedOffsets(), subview.getSourceType(), iv,
+                         result.step) ||
+          !llvm::all_of(subview.getSizes(), isInvariant) ||
+          !llvm::all_of(subview.getStrides(), isInvariant))
         return std::nullopt;
       view = subview.getSource();
       continue;
     }
     // Views that do not move with the loop: reshapes and casts of the whole.
     if (isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp,
-                        memref::CastOp>(def)) {
+                        memref::CastOp>(def) &&
+        llvm::all_of(def->getOperands().drop_front(), isInvariant)) {
       view = def->getOperand(0);
       continue;
     }
@@ -143,8 +151,8 @@ Value getReadOffset(OpBuilder &b, vector::TransferReadOp read,
     Block *body = read->getBlock();
     mapping.map(body->getArgument(0), *ivValue);
     // The view ops inside the loop, innermost first (getConstantRead
-    // checked that each takes its view as operand 0, and nothing else
-    // from the loop but constants).
+    // checked that each takes its view as operand 0, and nothing else from
+    // the loop but constants and, as offsets, the induction variable).
     SmallVector<Operation *> chain;
     for (Operation *def = view.getDefiningOp(); def && def->getBlock() == body;
          def = def->getOperand(0).getDefiningOp())
@@ -170,7 +178,7 @@ Value getReadOffset(OpBuilder &b, vector::TransferReadOp read,
       offset = b.createOrFold<arith::AddIOp>(
           loc, offset,
           b.createOrFold<arith::MulIOp>(loc, mapping.lookupOrDefault(index),
-                                stride));
+                                        stride));
   return offset;
 }
 
@@ -208,7 +216,8 @@ struct TfmCpuPrefetchWeightsPass
         MemRefType type = constant->global.getType();
         int64_t elementBytes =
             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-        int64_t lineElements = std::max<int64_t>(kLineBytes / elementBytes, 1);
+        int64_t lineElements =
+            std::max<int64_t>(kCacheLineBytes / elementBytes, 1);
         PrefetchedRead &prefetched = reads.emplace_back();
         prefetched.read = read;
         prefetched.constant = *constant;
@@ -238,8 +247,8 @@ struct TfmCpuPrefetchWeightsPass
     for (PrefetchedRead &prefetched : reads) {
       Value first = getReadOffset(b, prefetched.read, lb);
       int64_t step = prefetched.constant.step;
-      int64_t room = prefetched.constant.global.getType().getNumElements() -
-                     1 - prefetched.lines.back() - distance * step;
+      int64_t room = prefetched.constant.global.getType().getNumElements() - 1 -
+                     prefetched.lines.back() - distance * step;
       Value iterations = b.createOrFold<arith::FloorDivSIOp>(
           loc,
           b.createOrFold<arith::SubIOp>(
@@ -247,8 +256,8 @@ struct TfmCpuPrefetchWeightsPass
           arith::ConstantIndexOp::create(b, loc, step));
       Value end = b.createOrFold<arith::AddIOp>(
           loc, lb,
-          b.createOrFold<arith::AddIOp>(loc, iterations,
-                                arith::ConstantIndexOp::create(b, loc, 1)));
+          b.createOrFold<arith::AddIOp>(
+              loc, iterations, arith::ConstantIndexOp::create(b, loc, 1)));
       end = b.createOrFold<arith::MaxSIOp>(loc, end, lb);
       split = b.createOrFold<arith::MinSIOp>(loc, split, end);
     }

@@ -244,10 +244,9 @@ static int64_t getFmasPerPanelLine(linalg::LinalgOp op, int64_t rows,
   Type rhs = getElementTypeOrSelf(op.getDpsInputOperand(1)->get().getType());
   if (!rhs.isIntOrFloat())
     return 0;
-  int64_t lineBytes = 64;
   int64_t bytesPerStep = cols * rhs.getIntOrFloatBitWidth() / 8;
   int64_t fmasPerStep = rows * (cols / lanes);
-  return fmasPerStep * lineBytes / std::max<int64_t>(bytesPerStep, 1);
+  return fmasPerStep * kCacheLineBytes / std::max<int64_t>(bytesPerStep, 1);
 }
 
 /// The micro-kernel's strategy for a row-major matmul:

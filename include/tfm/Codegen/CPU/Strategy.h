@@ -17,6 +17,10 @@
 namespace mlir {
 namespace tfm {
 
+/// The bytes of a cache line of the x86-64 CPUs tfm compiles for: what one
+/// prefetch brings in, the unit of L1's sets.
+constexpr int64_t kCacheLineBytes = 64;
+
 /// The vector shape of an op that is not a micro-kernel contraction: one
 /// register's worth of `op`'s widest element type along the innermost loop
 /// (fewer if the loop is shorter; all of it if it is a reduction of up to
