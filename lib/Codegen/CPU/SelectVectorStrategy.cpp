@@ -536,10 +536,10 @@ static void skipWhenEmpty(RewriterBase &rewriter, TilingInterface op,
 /// step (one token per sequence) then streams the weights in single-row
 /// tiles; a few sequences read each weight panel once (8 with AVX-512) or
 /// twice (8 with AVX2: 6 + 2, where 6 + 1 + 1 read it three times); a
-/// prefill of 128 tokens is ten tiles of 12 rows and one of 8. Left whole, the rows that
-/// Mr does not divide would be its tiles' dynamic remainder, computed a
-/// row at a time through memory at every reduction step: a product of 13
-/// rows took twice as long as one of 12.
+/// prefill of 128 tokens is ten tiles of 12 rows and one of 8. Left whole,
+/// the rows that Mr does not divide would be its tiles' dynamic remainder,
+/// computed a row at a time through memory at every reduction step: a
+/// product of 13 rows took twice as long as one of 12.
 static void splitRowsByTileHeight(linalg::LinalgOp op,
                                   const linalg::ContractionDimensions &dims,
                                   CpuTargetAttr target) {

@@ -306,8 +306,11 @@ def TfmCpuPrefetchWeights
     a `memref.prefetch` of each 64-byte line that the read will read D
     iterations later. The address is taken in the constant as a whole (the
     read's offset in it plus D strides), so that the prefetches run on from
-    one panel into the next, and clamped to its last element, so that none
-    points past it.
+    one panel into the next. So that none points past the constant, the
+    loop is split once, at the first iteration whose prefetches would: the
+    iterations before it prefetch, the rest (the last panel's last D steps)
+    run without (a clamp of every address would cost instructions at every
+    step).
 
     ```mlir
     scf.for %k = %c0 to %c768 step %c1 iter_args(%acc = %init) -> ... {
@@ -320,16 +323,21 @@ def TfmCpuPrefetchWeights
     becomes (the read 128 steps of 32 floats ahead, two lines)
 
     ```mlir
-    %flat = memref.collapse_shape %weights [[0, 1, 2]] : ... to memref<2359296xf32>
-    scf.for %k = ... {
+    %flat = memref.collapse_shape %weights [[0, 1, 2]]
+        : memref<96x768x32xf32> into memref<2359296xf32>
+    ...  // %split: the first %k whose prefetches would pass element 2359295
+    %part = scf.for %k = %c0 to %split step %c1 iter_args(%acc = %init) {
       %w = memref.subview %panel[0, %k, 0] [1, 1, 32] [1, 1, 1] : ...
       %base, %offset, %sizes:3, %strides:3 = memref.extract_strided_metadata %w
-      %ahead = arith.addi %offset, %c4096 : index
-      %line0 = arith.minsi %ahead, %c2359295 : index
-      memref.prefetch %flat[%line0], read, locality<3>, data : memref<2359296xf32>
-      ...   // and the line 16 floats further
+      %line0 = arith.addi %offset, %c4096 : index
+      memref.prefetch %flat[%line0], read, locality<3>, data
+          : memref<2359296xf32>
+      ...  // and the line 16 floats further
       %b = vector.transfer_read %w[%c0, %c0, %c0], %pad ...
       ...
+    }
+    %rest = scf.for %k = %split to %c768 step %c1 iter_args(%acc = %part) {
+      ...  // the same, without prefetches
     }
     ```
 
