@@ -96,6 +96,41 @@ def matmul_long(rng, b, s):
         x.astype(np.float64) @ w.astype(np.float64) + residual]
 
 
+def dense(array):
+    """`array` as the literal of an arith.constant."""
+    return "dense<" + np.array2string(
+        array, separator=", ", threshold=array.size + 1,
+        floatmode="unique", max_line_width=1 << 30) + ">"
+
+
+# A GPT-2 MLP on constant weights, which are packed into panels (two or
+# more of Nr columns, AVX-512's 32 and AVX2's 16): the first product starts
+# from its bias and applies the GELU in its register tiles, the second
+# starts from its bias and adds the residual in them (their epilogues, split
+# with the product's dynamic rows into parts of one tile height each).
+MLP_D, MLP_F = 64, 128
+MLP_W1, MLP_W2 = weights(np.random.default_rng(7), (MLP_F, MLP_D),
+                         (MLP_D, MLP_F))
+MLP_B1, MLP_B2 = (randn(np.random.default_rng(8), n) for n in (MLP_F, MLP_D))
+
+
+@case("mlp_constant", f"""
+func.func @main(%x: tensor<?x?x{MLP_D}xf32>) -> tensor<?x?x{MLP_D}xf32> {{
+  %w1 = arith.constant {dense(MLP_W1)} : tensor<{MLP_F}x{MLP_D}xf32>
+  %b1 = arith.constant {dense(MLP_B1)} : tensor<{MLP_F}xf32>
+  %w2 = arith.constant {dense(MLP_W2)} : tensor<{MLP_D}x{MLP_F}xf32>
+  %b2 = arith.constant {dense(MLP_B2)} : tensor<{MLP_D}xf32>
+  %h = tfm.linear %x, %w1, %b1 {{activation = #tfm.activation<gelu>}} : (tensor<?x?x{MLP_D}xf32>, tensor<{MLP_F}x{MLP_D}xf32>, tensor<{MLP_F}xf32>) -> tensor<?x?x{MLP_F}xf32>
+  %y = tfm.linear %h, %w2, %b2 : (tensor<?x?x{MLP_F}xf32>, tensor<{MLP_D}x{MLP_F}xf32>, tensor<{MLP_D}xf32>) -> tensor<?x?x{MLP_D}xf32>
+  %r = arith.addf %y, %x : tensor<?x?x{MLP_D}xf32>
+  return %r : tensor<?x?x{MLP_D}xf32>
+}}""")
+def mlp_constant(rng, b, s):
+    x = randn(rng, b, s, MLP_D)
+    return [x], lambda: [
+        ref.linear(ref.linear(x, MLP_W1, MLP_B1, "gelu"), MLP_W2, MLP_B2) + x]
+
+
 @case("attention", f"""
 func.func @main(%q: tensor<?x?x{D}xf32>, %k: tensor<?x?x{D}xf32>, %v: tensor<?x?x{D}xf32>, %lens: tensor<?xi32>) -> tensor<?x?x{D}xf32> {{
   %r = tfm.attention %q, %k, %v valid_lens(%lens) : (tensor<?x?x{D}xf32>, tensor<?x?x{D}xf32>, tensor<?x?x{D}xf32>, tensor<?xi32>) -> tensor<?x?x{D}xf32>

@@ -36,6 +36,10 @@ static void buildVectorStage(OpPassManager &pm) {
   pm.addPass(createTfmDropUnitDims());
   // Projections into heads ([K] x [K, H, Dh]) have two column dimensions.
   pm.addPass(createTfmCollapseContractionDims());
+  // The extents of dynamic results, read off the ops' operands: a
+  // product's result that only a reshape's extents still read (the rows of
+  // an exported graph's [batch, seq, D]) is then its epilogue's alone.
+  pm.addPass(memref::createResolveRankedShapeTypeResultDimsPass());
   // Right operands of matmuls become panels of the micro-kernel's columns.
   pm.addPass(createTfmCpuPackPanels());
   pm.addPass(createCanonicalizerPass());

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -240,6 +241,10 @@ struct TfmCpuPackPanelsPass
                                                          &getContext());
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns,
                                                        &getContext());
+    // The extents of dynamic results (the rows of a reshaped accumulator,
+    // which packing reads for the reader's destination), from the ops'
+    // operands: a reshape that only they read is then the product's alone.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     (void)applyPatternsGreedily(getOperation(), std::move(patterns));
   }
 

@@ -24,8 +24,10 @@
 //   tile) gets no parallel tiles of its own.
 // - A matmul of a dynamic number of rows is split by rows into parts of
 //   one register tile height each: the rows that Mr-row tiles cover, then a
-//   tile of 8 rows, of 4, and single rows (a decoding step's), each part
-//   skipped when empty, so that no register tile has a dynamic remainder.
+//   tile of 8 rows, of 4, of 2, and single rows (a decoding step's), each
+//   part skipped when empty, so that no register tile has a dynamic
+//   remainder. Its bias and activation are split with it, into each part's
+//   register tiles.
 //
 //===----------------------------------------------------------------------===//
 
@@ -42,6 +44,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/bit.h"
 
@@ -502,30 +505,106 @@ bool tfm::isInParallelLoop(Operation *op) {
 /// dynamic number of rows also runs with: the rows that Mr leaves over.
 static constexpr int64_t kFewRowHeights[] = {8, 4, 2, 1};
 
-/// Wraps `op` in `scf.if rows > 0`, `rows` the extent of its loop `m`: a
-/// part of a split product that may be empty starts no parallel loop then.
-/// The empty case yields `op`'s destinations, which are its results.
-static void skipWhenEmpty(RewriterBase &rewriter, TilingInterface op,
-                          unsigned m) {
-  Location loc = op.getLoc();
-  rewriter.setInsertionPoint(op);
-  SmallVector<Range> domain = op.getIterationDomain(rewriter);
-  if (getConstantIntValue(domain[m].size))
-    return;
-  Value rows = getValueOrCreateConstantIndexOp(rewriter, loc, domain[m].size);
+/// The destination of the result of `ops`, the ops of one part of a split
+/// product in order (its epilogue's init, the product, its epilogue's
+/// reader): the last op's, or, where an op of the part computes that (the
+/// product's init), that op's.
+static Value getPartDestination(ArrayRef<Operation *> ops) {
+  Value destination =
+      cast<DestinationStyleOpInterface>(ops.back()).getDpsInits()[0];
+  while (Operation *def = destination.getDefiningOp()) {
+    if (!llvm::is_contained(ops, def))
+      break;
+    destination = cast<DestinationStyleOpInterface>(def).getDpsInits()[0];
+  }
+  return destination;
+}
+
+/// Wraps `ops`, the ops of one part of a split product in order (its
+/// epilogue's init, the product, its epilogue's reader), in `scf.if rows >
+/// 0` and returns the part's result: a part that may be empty starts no
+/// parallel loop then. The empty case yields the part's destination.
+static Value skipWhenEmpty(RewriterBase &rewriter, ArrayRef<Operation *> ops,
+                           OpFoldResult rows) {
+  Operation *last = ops.back();
+  if (getConstantIntValue(rows))
+    return last->getResult(0);
+  Location loc = last->getLoc();
+  rewriter.setInsertionPoint(last);
   Value any = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ugt, rows,
+      rewriter, loc, arith::CmpIPredicate::ugt,
+      getValueOrCreateConstantIndexOp(rewriter, loc, rows),
       arith::ConstantIndexOp::create(rewriter, loc, 0));
-  auto dps = cast<DestinationStyleOpInterface>(op.getOperation());
-  auto branch = scf::IfOp::create(rewriter, loc, op->getResultTypes(), any,
+  auto branch = scf::IfOp::create(rewriter, loc, last->getResultTypes(), any,
                                   /*addThenBlock=*/true,
                                   /*addElseBlock=*/true);
   rewriter.setInsertionPointToStart(branch.elseBlock());
-  scf::YieldOp::create(rewriter, loc, dps.getDpsInits());
-  rewriter.replaceAllUsesWith(op->getResults(), branch.getResults());
-  rewriter.moveOpBefore(op, branch.thenBlock(), branch.thenBlock()->end());
+  scf::YieldOp::create(rewriter, loc, getPartDestination(ops));
+  for (Operation *op : ops)
+    rewriter.moveOpBefore(op, branch.thenBlock(), branch.thenBlock()->end());
   rewriter.setInsertionPointToEnd(branch.thenBlock());
-  scf::YieldOp::create(rewriter, loc, op->getResults());
+  scf::YieldOp::create(rewriter, loc, last->getResults());
+  return branch.getResult(0);
+}
+
+/// Whether `op` is an elementwise op in the block of `product` that a
+/// product's register tiles can take in: every loop parallel, its result
+/// indexed by its loops in order, a config of its own to fall back on.
+static bool isEpilogueOp(Operation *op, linalg::LinalgOp product) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic->getBlock() == product->getBlock() &&
+         generic->getNumResults() == 1 && getLoweringConfig(generic) &&
+         generic.getNumLoops() == generic.getNumParallelLoops() &&
+         generic.getIndexingMapsArray().back().isIdentity() &&
+         !getTransposedLoop(generic);
+}
+
+/// The elementwise ops of `product`'s epilogue that its register tiles can
+/// compute: the op that computes its accumulator (bias + residual, which
+/// tfm-fold-epilogue-into-accumulator made its initial value; a flash
+/// attention's running accumulator times its correction; or the fill of
+/// zeros that a plain product starts from), or null, and the op that reads
+/// its result (the activation; the scale of attention's scores), or null.
+static std::pair<Operation *, linalg::LinalgOp>
+getEpilogue(linalg::LinalgOp product) {
+  if (product->getNumResults() != 1)
+    return {};
+  Operation *init = product.getDpsInits()[0].getDefiningOp();
+  auto fill = dyn_cast_or_null<linalg::FillOp>(init);
+  bool fillsTile = fill && fill->getBlock() == product->getBlock() &&
+                   getLoweringConfig(fill);
+  if (!(isEpilogueOp(init, product) || fillsTile) || !init->hasOneUse())
+    init = nullptr;
+  Value result = product->getResult(0);
+  if (!result.hasOneUse())
+    return {init, nullptr};
+  OpOperand &use = *result.getUses().begin();
+  auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!reader || !isEpilogueOp(reader, product) ||
+      !reader.getMatchingIndexingMap(&use).isIdentity() ||
+      !reader.isDpsInput(&use))
+    return {init, nullptr};
+  return {init, reader};
+}
+
+/// Computes the producer of `operand`, the slice of a whole op's result
+/// that a part of a split product reads, for that slice only, and returns
+/// the op that does, or null if `operand` is not such a slice.
+static Operation *fuseProducerOfSlice(RewriterBase &rewriter,
+                                      OpOperand &operand) {
+  auto slice = operand.get().getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return nullptr;
+  auto producer = dyn_cast<OpResult>(slice.getSource());
+  if (!producer || !isa<TilingInterface>(producer.getOwner()))
+    return nullptr;
+  rewriter.setInsertionPoint(slice);
+  FailureOr<TilingResult> tiled =
+      tensor::replaceExtractSliceWithTiledProducer(rewriter, slice, producer);
+  if (failed(tiled) || tiled->tiledOps.size() != 1)
+    return nullptr;
+  rewriter.replaceOp(slice, tiled->tiledValues);
+  return tiled->tiledOps.front();
 }
 
 /// Splits `op`, a contraction of a dynamic number of rows, into parts by
@@ -540,46 +619,166 @@ static void skipWhenEmpty(RewriterBase &rewriter, TilingInterface op,
 /// the rows that Mr does not divide would be its tiles' dynamic remainder,
 /// computed a row at a time through memory at every reduction step: a
 /// product of 13 rows took twice as long as one of 12.
+///
+/// The product's epilogue (getEpilogue) is split with it: each part
+/// computes its rows' bias and activation in its tiles, where the whole
+/// ops would be two more passes (and kernels) over the result, which at a
+/// decoding step's few rows cost about what the part's weights do.
 static void splitRowsByTileHeight(linalg::LinalgOp op,
                                   const linalg::ContractionDimensions &dims,
                                   CpuTargetAttr target) {
   IRRewriter rewriter(op.getContext());
-  Location loc = op.getLoc();
   unsigned m = dims.m.front();
   SmallVector<int64_t, 4> heights{getRegisterTileRows(target)};
   for (int64_t height : kFewRowHeights)
     if (height < heights.front())
       heights.push_back(height);
-  auto rest = cast<TilingInterface>(op.getOperation());
-  for (int64_t height : heights) {
-    auto setConfig = [&](TilingInterface part) {
-      auto linalgPart = cast<linalg::LinalgOp>(part.getOperation());
-      setLoweringConfig(part, getContractionConfig(linalgPart, dims, target,
-                                                   /*nested=*/false, height));
-    };
-    if (height == 1) {
-      setConfig(rest);
-      skipWhenEmpty(rewriter, rest, m);
-      return;
-    }
-    rewriter.setInsertionPoint(rest);
-    SmallVector<Range> domain = rest.getIterationDomain(rewriter);
-    // The rows that tiles of `height` cover exactly.
-    // As an affine map of the rows, so that the tiles of `height` that
-    // cover it leave no remainder to peel.
-    AffineExpr d0 = rewriter.getAffineDimExpr(0);
-    OpFoldResult covered = affine::makeComposedFoldedAffineApply(
-        rewriter, loc, d0.floorDiv(height) * height, {domain[m].size});
-    auto [part, next] = linalg::splitOp(rewriter, rest, m, covered);
-    if (!part || !next) {
-      // Nothing to split off: the rows stay one part of this height.
-      setConfig(part ? part : rest);
-      return;
-    }
-    setConfig(part);
-    skipWhenEmpty(rewriter, part, m);
-    rest = next;
+  auto [epilogueInit, epilogueReader] = getEpilogue(op);
+  Operation *init = epilogueInit;
+  linalg::LinalgOp reader = epilogueReader;
+  rewriter.setInsertionPoint(op);
+  Location loc = op.getLoc();
+  SmallVector<Range> productDomain =
+      cast<TilingInterface>(op.getOperation()).getIterationDomain(rewriter);
+  // The rows (from the left operand's shape).
+  OpFoldResult numRows = productDomain[m].size;
+  // The product's whole result, by its loops.
+  SmallVector<OpFoldResult> zeros, productSizes, resultOffsets, resultSizes;
+  for (const Range &range : productDomain) {
+    zeros.push_back(range.offset);
+    productSizes.push_back(range.size);
   }
+  if (failed(cast<TilingInterface>(op.getOperation())
+                 .getResultTilePosition(rewriter, 0, zeros, productSizes,
+                                        resultOffsets, resultSizes))) {
+    reader = nullptr;
+    init = nullptr;
+  }
+  // If the reader is split with the product, the rows are its loop `rows`
+  // (its loops are the product's result dimensions in order), and its
+  // other loops must be static: their extents would be read off the
+  // product's whole result.
+  unsigned rows = m;
+  unsigned readerOperand = 0;
+  if (reader) {
+    std::optional<unsigned> pos =
+        op.getIndexingMapMatchingResult(op->getResult(0))
+            .getResultPosition(rewriter.getAffineDimExpr(m));
+    SmallVector<int64_t> ranges = reader.getStaticLoopRanges();
+    if (pos && llvm::all_of(llvm::enumerate(ranges), [&](auto range) {
+          return range.index() == *pos || !ShapedType::isDynamic(range.value());
+        })) {
+      rows = *pos;
+      readerOperand = op->getResult(0).getUses().begin()->getOperandNumber();
+    } else {
+      reader = nullptr;
+    }
+  }
+  // The ops of the part whose last op is `last`, in order: the product
+  // and its init computed for the slices of them that `last` reads.
+  auto getPartOps = [&](Operation *last) {
+    SmallVector<Operation *, 3> ops{last};
+    Operation *product = last;
+    if (reader) {
+      product =
+          fuseProducerOfSlice(rewriter, last->getOpOperand(readerOperand));
+      if (!product)
+        return ops;
+      ops.insert(ops.begin(), product);
+    }
+    auto productDps = cast<DestinationStyleOpInterface>(product);
+    if (init)
+      if (Operation *initPart =
+              fuseProducerOfSlice(rewriter, *productDps.getDpsInitOperand(0)))
+        ops.insert(ops.begin(), initPart);
+    return ops;
+  };
+  auto configure = [&](ArrayRef<Operation *> ops, int64_t height) {
+    for (Operation *part : ops)
+      if (auto product = dyn_cast<linalg::LinalgOp>(part);
+          product && getRowMajorMatmulDims(product))
+        setLoweringConfig(product, getContractionConfig(product, dims, target,
+                                                        /*nested=*/false,
+                                                        height));
+  };
+
+  // Each part is the last op (the reader, or the product) tiled to its
+  // rows, inserted into the whole result: the destination of the part's
+  // first op (the reader's; the product's init's, which the parts compute;
+  // or the product's). Each part's destination is a slice of the result
+  // of the parts before it, so that bufferization writes them all in place.
+  auto last = cast<TilingInterface>(reader ? reader.getOperation()
+                                           : op.getOperation());
+  SmallVector<OpFoldResult> offsets = zeros, sizes = productSizes;
+  if (reader) {
+    offsets = SmallVector<OpFoldResult>(resultSizes.size(),
+                                        rewriter.getIndexAttr(0));
+    sizes = resultSizes;
+  }
+  Value whole = last->getResult(0);
+  Operation *first = reader ? reader.getOperation()
+                            : (init ? init : op.getOperation());
+  Value result = cast<DestinationStyleOpInterface>(first).getDpsInits()[0];
+  Value base = result;
+  AffineExpr d0, d1;
+  bindDims(rewriter.getContext(), d0, d1);
+  OpFoldResult offset = rewriter.getIndexAttr(0);
+  for (int64_t height : heights) {
+    // The rows past `offset` that tiles of `height` cover exactly (all of
+    // them for the last part), as an affine map of the rows, so that the
+    // tiles leave no remainder to peel.
+    rewriter.setInsertionPoint(last);
+    OpFoldResult size = affine::makeComposedFoldedAffineApply(
+        rewriter, loc,
+        height == 1 ? d0 - d1 : (d0 - d1).floorDiv(height) * height,
+        {numRows, offset});
+    offsets[rows] = offset;
+    sizes[rows] = size;
+    FailureOr<TilingResult> tiled =
+        last.getTiledImplementation(rewriter, offsets, sizes);
+    SmallVector<OpFoldResult> partOffsets, partSizes;
+    if (failed(tiled) || tiled->tiledOps.size() != 1 ||
+        failed(last.getResultTilePosition(rewriter, 0, offsets, sizes,
+                                          partOffsets, partSizes))) {
+      // Not expected of a linalg op; the product stays whole.
+      configure({op}, heights.front());
+      return;
+    }
+    SmallVector<Operation *, 3> ops = getPartOps(tiled->tiledOps.front());
+    if (auto slice =
+            getPartDestination(ops).getDefiningOp<tensor::ExtractSliceOp>())
+      if (slice.getSource() == base)
+        rewriter.modifyOpInPlace(
+            slice, [&] { slice.getSourceMutable().assign(result); });
+    configure(ops, height);
+    Value part = skipWhenEmpty(rewriter, ops, size);
+    rewriter.setInsertionPoint(last);
+    SmallVector<OpFoldResult> strides(partOffsets.size(),
+                                      rewriter.getIndexAttr(1));
+    result = tensor::InsertSliceOp::create(rewriter, loc, part, result,
+                                           partOffsets, partSizes, strides);
+    offset = affine::makeComposedFoldedAffineApply(rewriter, loc, d0 + d1,
+                                                   {offset, size});
+  }
+  rewriter.replaceAllUsesWith(whole, result);
+  // The whole ops, which the parts took in (each computes them for its
+  // rows), with the extents of their results that tiling read and left
+  // unused; a product that a part still reads whole (not expected) runs
+  // whole in Mr-row tiles.
+  auto eraseIfUnused = [&](Operation *wholeOp) {
+    for (Operation *user : llvm::make_early_inc_range(wholeOp->getUsers()))
+      if (isa<tensor::DimOp>(user) && user->use_empty())
+        rewriter.eraseOp(user);
+    if (!wholeOp->use_empty())
+      return false;
+    rewriter.eraseOp(wholeOp);
+    return true;
+  };
+  rewriter.eraseOp(last);
+  if (reader && !eraseIfUnused(op))
+    configure({op}, heights.front());
+  if (init)
+    (void)eraseIfUnused(init);
 }
 
 /// The number of loops that `config` tiles at level 0 if they are the
@@ -671,31 +870,16 @@ static void markRowwiseProducers(linalg::LinalgOp root) {
     member->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
 }
 
-/// Whether `op` is an elementwise op in the block of `product` that a
-/// product's register tiles can take in: every loop parallel, its result
-/// indexed by its loops in order, a config of its own to fall back on.
-static bool isEpilogueOp(Operation *op, linalg::LinalgOp product) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  return generic && generic->getBlock() == product->getBlock() &&
-         generic->getNumResults() == 1 && getLoweringConfig(generic) &&
-         generic.getNumLoops() == generic.getNumParallelLoops() &&
-         generic.getIndexingMapsArray().back().isIdentity() &&
-         !getTransposedLoop(generic);
-}
-
-/// Marks the elementwise ops of `product`'s epilogue to be computed in its
-/// register tiles: the op that computes its accumulator (bias + residual,
-/// which tfm-fold-epilogue-into-accumulator made its initial value; a flash
-/// attention's running accumulator times its correction; or the fill of
-/// zeros that a plain product starts from) with tfm.fuse_into_consumer, and
-/// the op that reads its result (the activation; the scale of attention's
-/// scores) with tfm.fuse_into_producer. A register tile then starts from
-/// the bias it loads (or from a zero vector) and stores the activation of
-/// its sums: neither op is a pass over memory of its own. Products in a
-/// parallel loop already (a flash attention's, in its query tile) are
-/// marked too, when their extents are static. Only products whose reduction is not cut into cache blocks:
-/// with blocks, a tile's sums are finished only after the last block,
-/// outside the register tiles.
+/// Marks the ops of `product`'s epilogue (getEpilogue) to be computed in
+/// its register tiles: the op that computes its accumulator with
+/// tfm.fuse_into_consumer, the op that reads its result with
+/// tfm.fuse_into_producer. A register tile then starts from the bias it
+/// loads (or from a zero vector) and stores the activation of its sums:
+/// neither op is a pass over memory of its own. Products in a parallel
+/// loop already (a flash attention's, in its query tile) are marked too,
+/// when their extents are static. Only products whose reduction is not cut
+/// into cache blocks: with blocks, a tile's sums are finished only after
+/// the last block, outside the register tiles.
 static void markEpilogue(linalg::LinalgOp product) {
   LoweringConfigAttr config = getLoweringConfig(product);
   if (!config || config.getNumLevels() != 3 || product->getNumResults() != 1)
@@ -707,20 +891,10 @@ static void markEpilogue(linalg::LinalgOp product) {
       llvm::any_of(product.getStaticLoopRanges(), ShapedType::isDynamic))
     return;
   UnitAttr unit = UnitAttr::get(product.getContext());
-  Operation *init = product.getDpsInits()[0].getDefiningOp();
-  auto fill = dyn_cast_or_null<linalg::FillOp>(init);
-  bool fillsTile = fill && fill->getBlock() == product->getBlock() &&
-                   getLoweringConfig(fill);
-  if ((isEpilogueOp(init, product) || fillsTile) && init->hasOneUse())
+  auto [init, reader] = getEpilogue(product);
+  if (init)
     init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
-  Value result = product->getResult(0);
-  if (!result.hasOneUse())
-    return;
-  OpOperand &use = *result.getUses().begin();
-  auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
-  if (reader && isEpilogueOp(reader, product) &&
-      reader.getMatchingIndexingMap(&use).isIdentity() &&
-      reader.isDpsInput(&use))
+  if (reader)
     reader->setAttr(LoweringConfigAttr::getFuseIntoProducerAttrName(), unit);
 }
 

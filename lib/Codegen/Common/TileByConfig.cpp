@@ -10,6 +10,7 @@
 #include "tfm/Codegen/Common/Passes.h"
 #include "tfm/Codegen/Common/TilingUtils.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,6 +19,7 @@
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CSE.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir {
 namespace tfm {
@@ -46,6 +48,34 @@ struct Epilogue {
   llvm::DenseSet<Operation *> *erased = nullptr;
 };
 } // namespace
+
+/// Moves `def`, if it is in the block of `outer` after it, before `outer`,
+/// with the ops there that it depends on (first): ops without regions
+/// whose other operands are defined before `outer`. Returns false, moving
+/// nothing, if one of them cannot move (it reads `outer`'s results).
+static bool hoistBefore(RewriterBase &rewriter, Operation *def,
+                        Operation *outer) {
+  SetVector<Operation *> toMove;
+  std::function<bool(Operation *)> collect = [&](Operation *op) {
+    if (op->getBlock() != outer->getBlock() || op->isBeforeInBlock(outer) ||
+        toMove.contains(op))
+      return true;
+    if (op == outer || op->getNumRegions() != 0)
+      return false;
+    for (Value operand : op->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        if (!collect(producer))
+          return false;
+    toMove.insert(op);
+    return true;
+  };
+  if (!collect(def))
+    return false;
+  // Producers were inserted before their users.
+  for (Operation *op : toMove)
+    rewriter.moveOpBefore(op, outer);
+  return true;
+}
 
 /// Fuses `epilogue`'s ops into `loops`, the loops that tiled `product`:
 /// the accumulator's op computes the slice the product's tile starts from,
@@ -79,20 +109,12 @@ static void fuseEpilogue(RewriterBase &rewriter, Epilogue &epilogue,
   if (epilogue.consumer) {
     Operation *original = epilogue.consumer;
     // The reader's other operands (its destination, sliced out of the
-    // enclosing loop's by the fusion a level up) must be defined before the
-    // loops it moves into.
+    // enclosing loop's by the fusion a level up, with the sizes of a
+    // dynamic one) must be defined before the loops it moves into.
     Operation *outer = loops.front();
-    DominanceInfo dominance;
-    for (Value operand : original->getOperands()) {
-      Operation *def = operand.getDefiningOp();
-      if (!def || def->getBlock() != outer->getBlock() ||
-          def->isBeforeInBlock(outer) || def->getNumRegions() != 0 ||
-          llvm::any_of(def->getOperands(), [&](Value v) {
-            return !dominance.properlyDominates(v, outer);
-          }))
-        continue;
-      rewriter.moveOpBefore(def, outer);
-    }
+    for (Value operand : original->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        (void)hoistBefore(rewriter, def, outer);
     FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
         scf::tileAndFuseConsumer(rewriter, original, loops);
     if (succeeded(fused) && !fused->tiledOps.empty()) {
@@ -103,6 +125,71 @@ static void fuseEpilogue(RewriterBase &rewriter, Epilogue &epilogue,
       epilogue.erased->insert(original);
       rewriter.eraseOp(original);
     }
+  }
+}
+
+/// Whether `expr`, a result of a map applied to `operands`, is at least
+/// `ub - iv`, `iv` and `ub` the induction variable and upper bound of a
+/// loop: equal to it, or more by a constant, once the affine.apply ops
+/// that define them are composed in.
+static bool isAtLeastRemainingTrip(AffineExpr expr, AffineMap map,
+                                   ValueRange operands, Value iv, Value ub) {
+  MLIRContext *ctx = map.getContext();
+  unsigned dims = map.getNumDims(), symbols = map.getNumSymbols();
+  // Operands: the map's dims, then iv; its symbols, then ub.
+  SmallVector<Value> all(operands.take_front(dims));
+  all.push_back(iv);
+  llvm::append_range(all, operands.drop_front(dims));
+  all.push_back(ub);
+  AffineExpr difference = expr - (getAffineSymbolExpr(symbols, ctx) -
+                                   getAffineDimExpr(dims, ctx));
+  AffineMap diff = AffineMap::get(dims + 1, symbols + 1, difference);
+  affine::fullyComposeAffineMapAndOperands(&diff, &all);
+  auto constant = dyn_cast<AffineConstantExpr>(
+      simplifyAffineExpr(diff.getResult(0), diff.getNumDims(),
+                         diff.getNumSymbols()));
+  return constant && constant.getValue() >= 0;
+}
+
+/// In `forOp`, a loop whose step divides its trip count (a split product's
+/// part of rows, which its register tiles cover exactly) and that peeling
+/// therefore left alone, replaces the extents of its tiles, min(step, ub -
+/// iv), by the step: the tiles are static without a remainder loop.
+static void foldWholeTileExtents(RewriterBase &rewriter, scf::ForOp forOp) {
+  std::optional<int64_t> step = getConstantIntValue(forOp.getStep());
+  if (!step)
+    return;
+  MLIRContext *ctx = forOp.getContext();
+  AffineExpr lb, ub, stepExpr;
+  bindSymbols(ctx, lb, ub, stepExpr);
+  SmallVector<Value> bounds{forOp.getLowerBound(), forOp.getUpperBound(),
+                            forOp.getStep()};
+  AffineMap tripRemainder = AffineMap::get(0, 3, (ub - lb) % stepExpr);
+  affine::fullyComposeAffineMapAndOperands(&tripRemainder, &bounds);
+  auto remainder = dyn_cast<AffineConstantExpr>(tripRemainder.getResult(0));
+  if (!remainder || remainder.getValue() != 0)
+    return;
+  SmallVector<affine::AffineMinOp> extents;
+  forOp.getBody()->walk([&](affine::AffineMinOp minOp) {
+    AffineMap map = minOp.getAffineMap();
+    bool hasStep = false;
+    for (AffineExpr result : map.getResults()) {
+      auto constant = dyn_cast<AffineConstantExpr>(result);
+      if (constant && constant.getValue() >= *step) {
+        hasStep |= constant.getValue() == *step;
+        continue;
+      }
+      if (!isAtLeastRemainingTrip(result, map, minOp.getOperands(),
+                                  forOp.getInductionVar(),
+                                  forOp.getUpperBound()))
+        return;
+    }
+    if (hasStep)
+      extents.push_back(minOp);
+  });
+  for (affine::AffineMinOp minOp : extents) {
+    rewriter.setInsertionPoint(minOp);
+    rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(minOp, *step);
   }
 }
 
@@ -150,7 +237,10 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
     if (!step || *step <= 1)
       continue;
     scf::ForOp remainder;
-    (void)scf::peelForLoopAndSimplifyBounds(rewriter, forOp, remainder);
+    if (succeeded(
+            scf::peelForLoopAndSimplifyBounds(rewriter, forOp, remainder)))
+      continue;
+    foldWholeTileExtents(rewriter, forOp);
   }
   return success();
 }

@@ -681,6 +681,145 @@ func.func @blocked_epilogue(%x: tensor<20x800xf32>, %w: tensor<2x800x32xf32>, %b
 
 // -----
 
+// A packed product of a dynamic number of rows is split with its epilogue:
+// each part (12, 8, 4, 2 and 1 rows with AVX-512, 6, 4, 2 and 1 with AVX2) computes
+// its rows' bias, product and GELU in an scf.if of its own, the bias and
+// the GELU marked to be computed in its register tiles, and no whole op is
+// left to make a pass (and a kernel) of its own. Applied, each part's
+// tiles are static, with no remainder loop (its rows are a multiple of its
+// tile height), start from the bias and store the GELU of their sums.
+
+// CHECK-LABEL: func.func @epilogue_dynamic_rows
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
+//       CHECK:   } else {
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [2, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
+//   CHECK-NOT:   linalg.generic
+//       CHECK:   return
+// AVX2-LABEL: func.func @epilogue_dynamic_rows
+//       AVX2:     linalg.generic {{.*}}tfm.fuse_into_consumer
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}tfm.fuse_into_producer
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [2, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}tfm.fuse_into_producer
+//   AVX2-NOT:   linalg.generic
+//       AVX2:   return
+// TILED-LABEL: func.func @epilogue_dynamic_rows
+//       TILED:   scf.if
+//       TILED:     scf.for %{{.*}} = %c0 to %{{.*}} step %c12
+//       TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<12x1x32xf32>
+//       TILED:       math.erf {{.*}} : vector<12x1x32xf32>
+//   TILED-NOT:     step %c12
+//       TILED:   scf.if
+//       TILED:     scf.for %{{.*}} = %c0 to %{{.*}} step %c8
+//       TILED:       vector.transfer_read {{.*}} : tensor<1x32xf32>, vector<8x1x32xf32>
+//       TILED:       math.erf {{.*}} : vector<8x1x32xf32>
+//   TILED-NOT:     step %c8
+//       TILED:   scf.if
+//       TILED:       math.erf {{.*}} : vector<4x1x32xf32>
+//       TILED:   scf.if
+//       TILED:       math.erf {{.*}} : vector<2x1x32xf32>
+//       TILED:   scf.if
+//       TILED:       math.erf {{.*}} : vector<1x1x32xf32>
+//   TILED-NOT:   math.erf
+//       TILED:   return
+func.func @epilogue_dynamic_rows(%x: tensor<?x16xf32>, %w: tensor<2x16x32xf32>, %b: tensor<2x32xf32>)
+    -> tensor<?x2x32xf32> {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e0 = tensor.empty(%m) : tensor<?x2x32xf32>
+  %init = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                          iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x32xf32>) outs(%e0 : tensor<?x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<?x2x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, p, n, k) -> (m, k)>, affine_map<(m, p, n, k) -> (p, k, n)>, affine_map<(m, p, n, k) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x16xf32>, tensor<2x16x32xf32>) outs(%init : tensor<?x2x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %mm = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %mm : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2x32xf32>
+  %e1 = tensor.empty(%m) : tensor<?x2x32xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(m, p, n) -> (m, p, n)>, affine_map<(m, p, n) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%p : tensor<?x2x32xf32>) outs(%e1 : tensor<?x2x32xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %v = math.erf %a : f32
+    linalg.yield %v : f32
+  } -> tensor<?x2x32xf32>
+  return %g : tensor<?x2x32xf32>
+}
+
+// -----
+
+// A product of a dynamic number of rows that starts from zeros (an LM
+// head) and whose result nothing elementwise reads: each part fills its
+// own rows' accumulator (in its tiles: a zero vector). The parts write
+// into the fill's destination, each into a slice of the result of the
+// parts before it, so that bufferization puts them all in one buffer.
+
+// CHECK-LABEL: func.func @zeros_dynamic_rows
+//       CHECK:   %[[EMPTY:.*]] = tensor.empty(%{{.*}}) : tensor<?x2x32xf32>
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   %[[DEST:.*]] = tensor.extract_slice %[[EMPTY]]
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} ins(%{{.*}} : f32) outs(%[[DEST]] :
+//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:   } else {
+//  CHECK-NEXT:     scf.yield %[[DEST]] : tensor<?x2x32xf32>
+//       CHECK:   %[[PARTS:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]]
+//       CHECK:   %[[DEST8:.*]] = tensor.extract_slice %[[PARTS]]
+//       CHECK:   scf.if
+//  CHECK-NEXT:     linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} ins(%{{.*}} : f32) outs(%[[DEST8]] :
+//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]]
+// CHECK-COUNT-3:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   return
+// TILED-LABEL: func.func @zeros_dynamic_rows
+//   TILED-NOT:   linalg.fill
+//       TILED:   return
+func.func @zeros_dynamic_rows(%x: tensor<?x16xf32>, %w: tensor<2x16x32xf32>) -> tensor<?x2x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e0 = tensor.empty(%m) : tensor<?x2x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x2x32xf32>) -> tensor<?x2x32xf32>
+  %p = linalg.generic {indexing_maps = [affine_map<(m, p, n, k) -> (m, k)>, affine_map<(m, p, n, k) -> (p, k, n)>, affine_map<(m, p, n, k) -> (m, p, n)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x16xf32>, tensor<2x16x32xf32>) outs(%init : tensor<?x2x32xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %mm = arith.mulf %a, %c : f32
+    %s = arith.addf %o, %mm : f32
+    linalg.yield %s : f32
+  } -> tensor<?x2x32xf32>
+  return %p : tensor<?x2x32xf32>
+}
+
+// -----
+
 // The products of a flash attention's step, inside its parallel query tile:
 // the scores' product starts from zeros (its fill is marked to be fused:
 // applied, the register tiles start from a zero vector, no pass writes
