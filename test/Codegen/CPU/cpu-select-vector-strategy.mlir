@@ -682,12 +682,13 @@ func.func @blocked_epilogue(%x: tensor<20x800xf32>, %w: tensor<2x800x32xf32>, %b
 // -----
 
 // A packed product of a dynamic number of rows is split with its epilogue:
-// each part (12, 8, 4, 2 and 1 rows with AVX-512, 6, 4, 2 and 1 with AVX2) computes
-// its rows' bias, product and GELU in an scf.if of its own, the bias and
-// the GELU marked to be computed in its register tiles, and no whole op is
-// left to make a pass (and a kernel) of its own. Applied, each part's
-// tiles are static, with no remainder loop (its rows are a multiple of its
-// tile height), start from the bias and store the GELU of their sums.
+// each part (12, 8, 4, 2 and 1 rows with AVX-512; 6, 4, 2 and 1 with
+// AVX2) computes its rows' bias, product and GELU in an scf.if of its own,
+// the bias and the GELU marked to be computed in its register tiles, and
+// no whole op is left to make a pass (and a kernel) of its own. Applied,
+// each part's tiles are static, with no remainder loop (its rows are a
+// multiple of its tile height), start from the bias and store the GELU of
+// their sums.
 
 // CHECK-LABEL: func.func @epilogue_dynamic_rows
 //   CHECK-NOT:   linalg.generic
