@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -201,43 +202,118 @@ struct TfmCpuPadRowStridesPass
     rewriter.modifyOpInPlace(op, [&] { operand->set(padded); });
   }
 
+  /// The number of trailing dimensions of `type`, all static, that hold
+  /// exactly `row` elements, or 0 if none do. Every reshape keeps the
+  /// elements' row-major order, so between two types that both have such
+  /// dimensions, a reshape keeps each row of `row` elements whole, and a view
+  /// of rows padded at their end needs no copy.
+  static unsigned getRowDims(RankedTensorType type, int64_t row) {
+    int64_t elements = 1;
+    for (int64_t d = type.getRank() - 1; d >= 0 && elements < row; --d) {
+      if (type.isDynamicDim(d))
+        return 0;
+      elements *= type.getDimSize(d);
+      if (elements == row)
+        return type.getRank() - d;
+    }
+    return 0;
+  }
+
+  /// The reshapes (collapse or expand) that define `value` one from another,
+  /// outermost first, down to the value they start from, which `value` is
+  /// set to; failure if a reshape's source does not keep rows of `row`
+  /// elements whole (getRowDims) or, with `singleUse`, if a reshape's
+  /// result has another user.
+  static FailureOr<SmallVector<Operation *>>
+  getRowReshapes(Value &value, int64_t row, bool singleUse) {
+    SmallVector<Operation *> reshapes;
+    while (Operation *reshape = value.getDefiningOp()) {
+      if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(reshape))
+        break;
+      Value source = reshape->getOperand(0);
+      if ((singleUse && !value.hasOneUse()) ||
+          !getRowDims(cast<RankedTensorType>(source.getType()), row))
+        return failure();
+      reshapes.push_back(reshape);
+      value = source;
+    }
+    return reshapes;
+  }
+
   /// Makes the producer of `value`, its only user being the product, write
   /// into the first columns of a padded buffer: a linalg op (or the fill of
-  /// its accumulator) whose destination is a tensor.empty. False if `value`
-  /// has no such producer.
+  /// its accumulator) whose destination is a tensor.empty or alloc_tensor.
+  /// Reshapes may stand between the producer and the product (a LayerNorm's
+  /// [1, S, D] read as [S, D]; a product's result in panels, [S, N / Nr, Nr],
+  /// read as [S, N]) and between the empty and the producer, as long as
+  /// each keeps the product's rows whole. False if `value` has no such
+  /// producer.
   bool writeIntoPadded(IRRewriter &rewriter, Value value, int64_t padding) {
-    // A reshape that keeps the rows whole (a unit dimension dropped, the
-    // rows of a batch merged) reads its source's rows: the producer of the
-    // source writes into the padded buffer.
-    while (Operation *reshape = value.getDefiningOp()) {
-      SmallVector<ReassociationIndices> groups;
-      if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(reshape))
-        groups = collapse.getReassociationIndices();
-      else if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
-        groups = expand.getReassociationIndices();
-      else
-        break;
-      if (!value.hasOneUse() || groups.back().size() != 1)
-        return false;
-      value = reshape->getOperand(0);
-    }
+    int64_t row = cast<RankedTensorType>(value.getType()).getShape().back();
+    if (failed(getRowReshapes(value, row, /*singleUse=*/true)))
+      return false;
     auto result = dyn_cast<OpResult>(value);
     if (!result || !value.hasOneUse())
       return false;
     auto producer = dyn_cast<linalg::LinalgOp>(result.getOwner());
     if (!producer || !producer.hasPureTensorSemantics() ||
-        producer->getParentOfType<scf::ForallOp>())
+        producer->getParentOfType<scf::ForallOp>() ||
+        !getRowDims(cast<RankedTensorType>(value.getType()), row))
       return false;
     OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
     if (auto fill = init->get().getDefiningOp<linalg::FillOp>();
         fill && fill->hasOneUse())
       init = fill.getDpsInitOperand(0);
-    if (!init->get().getDefiningOp<tensor::EmptyOp>() &&
-        !init->get().getDefiningOp<bufferization::AllocTensorOp>())
+    // The destination's own reshapes, which other ops may share: they are
+    // cloned onto the padded buffer.
+    Value empty = init->get();
+    FailureOr<SmallVector<Operation *>> destinationReshapes =
+        getRowReshapes(empty, row, /*singleUse=*/false);
+    if (failed(destinationReshapes) ||
+        (!empty.getDefiningOp<tensor::EmptyOp>() &&
+         !empty.getDefiningOp<bufferization::AllocTensorOp>()))
       return false;
+    auto emptyType = cast<RankedTensorType>(empty.getType());
+    unsigned rowDims = getRowDims(emptyType, row);
+    if (!rowDims)
+      return false;
+
+    // A buffer of the empty's outer dimensions and rows `padding` longer;
+    // its first columns, expanded to the empty's shape.
+    Location loc = init->getOwner()->getLoc();
     rewriter.setInsertionPoint(init->getOwner());
-    Value padded = getPaddedSlice(rewriter, init->getOwner()->getLoc(),
-                                  init->get(), padding);
+    unsigned outer = emptyType.getRank() - rowDims;
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, empty);
+    SmallVector<OpFoldResult> rows(ArrayRef(sizes).take_front(outer));
+    rows.push_back(rewriter.getIndexAttr(row));
+    SmallVector<int64_t> paddedShape(emptyType.getShape().take_front(outer));
+    paddedShape.push_back(row + padding);
+    SmallVector<Value> dynamicSizes;
+    for (unsigned d = 0; d < outer; ++d)
+      if (emptyType.isDynamicDim(d))
+        dynamicSizes.push_back(cast<Value>(sizes[d]));
+    Value buffer = bufferization::AllocTensorOp::create(
+        rewriter, loc,
+        RankedTensorType::get(paddedShape, emptyType.getElementType()),
+        dynamicSizes);
+    SmallVector<OpFoldResult> zeros(outer + 1, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(outer + 1, rewriter.getIndexAttr(1));
+    Value padded = tensor::ExtractSliceOp::create(rewriter, loc, buffer, zeros,
+                                                  rows, ones);
+    if (rowDims > 1) {
+      SmallVector<ReassociationIndices> groups;
+      for (unsigned d = 0; d < outer; ++d)
+        groups.push_back({d});
+      groups.push_back(llvm::to_vector(
+          llvm::seq<int64_t>(outer, emptyType.getRank())));
+      padded = tensor::ExpandShapeOp::create(rewriter, loc, emptyType, padded,
+                                             groups, sizes);
+    }
+    IRMapping mapping;
+    mapping.map(empty, padded);
+    for (Operation *reshape : llvm::reverse(*destinationReshapes))
+      padded = rewriter.clone(*reshape, mapping)->getResult(0);
     rewriter.modifyOpInPlace(init->getOwner(), [&] { init->set(padded); });
     return true;
   }

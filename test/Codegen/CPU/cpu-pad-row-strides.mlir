@@ -142,9 +142,14 @@ func.func @left(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
 
 // -----
 
-// The producer writes into the padded buffer through a reshape that keeps
-// the rows whole (a LayerNorm's [1, S, D] output read as [S, D]); a reshape
-// that splits the rows (into panels) leaves the copy.
+// The producer writes into the padded buffer through reshapes that keep
+// the rows whole: a LayerNorm's [1, S, D] output read as [S, D]; a product's
+// epilogue written in panels, [S, N / Nr, Nr], read as [S, N] (the buffer's
+// first columns expanded into panels for it); an empty reached through
+// reshapes of its own, which other ops share (cloned onto the buffer). A
+// reshape that merges rows into a longer one ([32, 16, 32] read as
+// [16, 1024]: no dimension of the producer's ends at a padded row) leaves
+// the copy.
 
 // CHECK-LABEL: func.func @through_reshape
 //       CHECK:   %[[BUF:.*]] = bufferization.alloc_tensor() : tensor<1x32x528xf32>
@@ -152,13 +157,31 @@ func.func @left(%a: tensor<32x128xf32>, %b: tensor<128x64xf32>,
 //       CHECK:   %[[EXP:.*]] = linalg.exp ins(%{{.*}} : tensor<1x32x512xf32>) outs(%[[SLICE]] : tensor<1x32x512xf32>)
 //       CHECK:   %[[ROWS:.*]] = tensor.collapse_shape %[[EXP]] {{\[}}[0, 1], [2]]
 //       CHECK:   linalg.matmul ins(%[[ROWS]], %{{.*}} : tensor<32x512xf32>, tensor<512x512xf32>)
-//       CHECK:   linalg.exp ins(%{{.*}} : tensor<32x16x32xf32>) outs(%{{.*}} : tensor<32x16x32xf32>)
-//       CHECK:   tensor.collapse_shape
-//       CHECK:   linalg.copy
-//       CHECK:   linalg.matmul
+//       CHECK:   %[[BUF2:.*]] = bufferization.alloc_tensor() : tensor<32x528xf32>
+//       CHECK:   %[[SLICE2:.*]] = tensor.extract_slice %[[BUF2]][0, 0] [32, 512] [1, 1]
+//       CHECK:   %[[PANELS:.*]] = tensor.expand_shape %[[SLICE2]] {{\[}}[0], [1, 2]] output_shape [32, 16, 32]
+//       CHECK:   %[[EXP2:.*]] = linalg.exp ins(%{{.*}} : tensor<32x16x32xf32>) outs(%[[PANELS]] : tensor<32x16x32xf32>)
+//       CHECK:   %[[FLAT:.*]] = tensor.collapse_shape %[[EXP2]] {{\[}}[0], [1, 2]]
+//       CHECK:   linalg.copy ins(%{{.*}} : tensor<512x512xf32>)
+//       CHECK:   linalg.matmul ins(%[[FLAT]], %{{.*}} : tensor<32x512xf32>, tensor<512x512xf32>)
+//       CHECK:   %[[G3:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2]] output_shape [32, 16, 32]
+//       CHECK:   %[[BUF3:.*]] = bufferization.alloc_tensor() : tensor<1x32x528xf32>
+//       CHECK:   %[[SLICE3:.*]] = tensor.extract_slice %[[BUF3]][0, 0, 0] [1, 32, 512] [1, 1, 1]
+//       CHECK:   %[[ROWS3:.*]] = tensor.collapse_shape %[[SLICE3]] {{\[}}[0, 1], [2]]
+//       CHECK:   %[[PANELS3:.*]] = tensor.expand_shape %[[ROWS3]] {{\[}}[0], [1, 2]] output_shape [32, 16, 32]
+//       CHECK:   %[[EXP3:.*]] = linalg.exp ins(%{{.*}} : tensor<32x16x32xf32>) outs(%[[PANELS3]] : tensor<32x16x32xf32>)
+//       CHECK:   %[[FLAT3:.*]] = tensor.collapse_shape %[[EXP3]] {{\[}}[0], [1, 2]]
+//       CHECK:   linalg.matmul ins(%[[FLAT3]], %{{.*}} : tensor<32x512xf32>, tensor<512x512xf32>)
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<32x16x32xf32>) outs(%[[G3]] : tensor<32x16x32xf32>)
+//       CHECK:   linalg.exp
+//       CHECK:   bufferization.alloc_tensor() : tensor<16x1040xf32>
+//       CHECK:   %[[COPY:.*]] = linalg.copy ins(%{{.*}} : tensor<16x1024xf32>)
+//       CHECK:   linalg.matmul ins(%[[COPY]], %{{.*}} : tensor<16x1024xf32>, tensor<1024x512xf32>)
 func.func @through_reshape(%a: tensor<1x32x512xf32>, %w: tensor<512x512xf32>,
-                           %c: tensor<32x512xf32>, %p: tensor<32x16x32xf32>)
-    -> (tensor<32x512xf32>, tensor<32x512xf32>) {
+                           %c: tensor<32x512xf32>, %p: tensor<32x16x32xf32>,
+                           %v: tensor<1024x512xf32>, %d: tensor<16x512xf32>)
+    -> (tensor<32x512xf32>, tensor<32x512xf32>, tensor<32x512xf32>,
+        tensor<16x512xf32>, tensor<32x16x32xf32>) {
   %e = tensor.empty() : tensor<1x32x512xf32>
   %x = linalg.exp ins(%a : tensor<1x32x512xf32>) outs(%e : tensor<1x32x512xf32>)
       -> tensor<1x32x512xf32>
@@ -171,5 +194,47 @@ func.func @through_reshape(%a: tensor<1x32x512xf32>, %w: tensor<512x512xf32>,
   %flat = tensor.collapse_shape %y [[0], [1, 2]] : tensor<32x16x32xf32> into tensor<32x512xf32>
   %1 = linalg.matmul ins(%flat, %w : tensor<32x512xf32>, tensor<512x512xf32>)
       outs(%c : tensor<32x512xf32>) -> tensor<32x512xf32>
-  return %0, %1 : tensor<32x512xf32>, tensor<32x512xf32>
+  // An empty in panels through reshapes that the next exp shares.
+  %g = tensor.empty() : tensor<1x32x512xf32>
+  %g2 = tensor.collapse_shape %g [[0, 1], [2]] : tensor<1x32x512xf32> into tensor<32x512xf32>
+  %g3 = tensor.expand_shape %g2 [[0], [1, 2]] output_shape [32, 16, 32] : tensor<32x512xf32> into tensor<32x16x32xf32>
+  %z = linalg.exp ins(%p : tensor<32x16x32xf32>) outs(%g3 : tensor<32x16x32xf32>)
+      -> tensor<32x16x32xf32>
+  %zflat = tensor.collapse_shape %z [[0], [1, 2]] : tensor<32x16x32xf32> into tensor<32x512xf32>
+  %2 = linalg.matmul ins(%zflat, %w : tensor<32x512xf32>, tensor<512x512xf32>)
+      outs(%c : tensor<32x512xf32>) -> tensor<32x512xf32>
+  %shared = linalg.exp ins(%p : tensor<32x16x32xf32>) outs(%g3 : tensor<32x16x32xf32>)
+      -> tensor<32x16x32xf32>
+  // Two rows of 512 merged into one of 1024.
+  %m = linalg.exp ins(%p : tensor<32x16x32xf32>) outs(%f : tensor<32x16x32xf32>)
+      -> tensor<32x16x32xf32>
+  %long = tensor.collapse_shape %m [[0, 1], [2]] : tensor<32x16x32xf32> into tensor<512x32xf32>
+  %long2 = tensor.expand_shape %long [[0, 1], [2]] output_shape [16, 32, 32] : tensor<512x32xf32> into tensor<16x32x32xf32>
+  %long3 = tensor.collapse_shape %long2 [[0], [1, 2]] : tensor<16x32x32xf32> into tensor<16x1024xf32>
+  %3 = linalg.matmul ins(%long3, %v : tensor<16x1024xf32>, tensor<1024x512xf32>)
+      outs(%d : tensor<16x512xf32>) -> tensor<16x512xf32>
+  return %0, %1, %2, %3, %shared : tensor<32x512xf32>, tensor<32x512xf32>, tensor<32x512xf32>, tensor<16x512xf32>, tensor<32x16x32xf32>
+}
+
+// -----
+
+// A dynamic number of rows: the buffer takes the empty's number.
+
+// CHECK-LABEL: func.func @dynamic_rows
+//       CHECK:   %[[EMPTY:.*]] = tensor.empty
+//       CHECK:   %[[N:.*]] = tensor.dim %[[EMPTY]], %{{.*}} : tensor<?x16x32xf32>
+//       CHECK:   %[[BUF:.*]] = bufferization.alloc_tensor(%[[N]]) : tensor<?x528xf32>
+//       CHECK:   %[[SLICE:.*]] = tensor.extract_slice %[[BUF]][0, 0] [%[[N]], 512] [1, 1]
+//       CHECK:   %[[PANELS:.*]] = tensor.expand_shape %[[SLICE]] {{\[}}[0], [1, 2]] output_shape [%[[N]], 16, 32]
+//       CHECK:   linalg.exp ins(%{{.*}} : tensor<?x16x32xf32>) outs(%[[PANELS]] : tensor<?x16x32xf32>)
+//   CHECK-NOT:   linalg.copy ins(%{{.*}} : tensor<?x512xf32>)
+func.func @dynamic_rows(%p: tensor<?x16x32xf32>, %n: index, %w: tensor<512x512xf32>,
+                        %c: tensor<?x512xf32>) -> tensor<?x512xf32> {
+  %e = tensor.empty(%n) : tensor<?x16x32xf32>
+  %y = linalg.exp ins(%p : tensor<?x16x32xf32>) outs(%e : tensor<?x16x32xf32>)
+      -> tensor<?x16x32xf32>
+  %flat = tensor.collapse_shape %y [[0], [1, 2]] : tensor<?x16x32xf32> into tensor<?x512xf32>
+  %0 = linalg.matmul ins(%flat, %w : tensor<?x512xf32>, tensor<512x512xf32>)
+      outs(%c : tensor<?x512xf32>) -> tensor<?x512xf32>
+  return %0 : tensor<?x512xf32>
 }

@@ -208,8 +208,10 @@ def TfmCpuPadRowStrides : Pass<"tfm-cpu-pad-row-strides"> {
     - a value that only the product uses, computed by a linalg op (or the
       fill of its accumulator) into a `tensor.empty`, is computed into the
       first columns of a padded buffer instead, with no copy, also when it
-      reaches the product through reshapes that keep its rows whole (a
-      LayerNorm's `[1, S, D]` read as `[S, D]`);
+      reaches the product, or its empty reaches it, through reshapes that
+      keep the product's rows whole (a LayerNorm's `[1, S, D]` read as
+      `[S, D]`; a product's activated result in panels, `[S, N / Nr, Nr]`,
+      read as `[S, N]` by the next product);
     - any other value is copied into the first columns of a padded buffer
       (a `linalg.copy`, vectorized and parallel like any other op).
 
