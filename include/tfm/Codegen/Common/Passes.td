@@ -301,9 +301,13 @@ def TfmApproximateMath : Pass<"tfm-approximate-math"> {
   let summary = "Replace transcendental math ops by polynomial approximations";
   let description = [{
     Rewrites `math.exp`, `math.erf` and `math.tanh`, scalar or vector, into
-    the polynomial approximations of upstream's math dialect, so that they
-    vectorize instead of becoming calls into libm (f16 and bf16 are computed
-    in f32). `math.sin` and `math.cos` are left precise: the positional
+    polynomial approximations, so that they vectorize instead of becoming
+    calls into libm (f16 and bf16 are computed in f32): exp and tanh into
+    upstream's, erf into a rational function of tfm's own, x * P(x^2) /
+    Q(x^2) on x clamped to [-3.9375, 3.9375] (3.5e-7 from erf at most;
+    `scripts/fit_erf.py` fits it), which takes a clamp, 11 fused
+    multiply-adds and a division where upstream's selects each lane's
+    coefficients from three intervals. `math.sin` and `math.cos` are left precise: the positional
     encoding needs them at large angles.
   }];
   let dependentDialects = [
