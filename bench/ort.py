@@ -70,7 +70,11 @@ least 3 rounds of 1 run, and one slower than --max-seconds keeps its first
 call as the only measurement. The latency of a (system, T) is the median
 over its rounds of each round's median; a system's "best" is its better
 T, and "tfm × best peer" = min(ORT best, PyTorch best) / tfm best (above 1:
-tfm is faster).
+tfm is faster). A second table puts each system's median beside its fastest
+single run: a peer slowed on its own, not by noise that falls on all alike,
+shows a median far above its fastest run (⚠ above 1.3×) and makes the
+medians' ratio flatter tfm; "tfm × peers' fastest run" = the faster peer's
+fastest run over both thread counts / tfm best does not.
 
 The machine's limit, in the same run: bench/fma_peak.c (compiled with
 clang -O3 -march=native -fopenmp) runs independent FMA chains on vector
@@ -679,6 +683,28 @@ def best(entry):
     return per_t[t]["median_ms"], int(t)
 
 
+def fastest(entry):
+    """A system's fastest single run over its thread counts (ms), or None."""
+    per_t = entry.get("threads") or {}
+    return min((m["min_ms"] for m in per_t.values()), default=None)
+
+
+# A peer whose median at its best T is more than this over its own fastest
+# run at that T was disturbed on its own (noise that falls on every system
+# alike moves all the medians together): its median flatters tfm.
+DISTURBED = 1.3
+
+
+def spread_cell(entry):
+    """"median / fastest" of a system, ⚠ where it was disturbed."""
+    b = best(entry) if "error" not in entry else None
+    if not b:
+        return "—"
+    at_best = entry["threads"][str(b[1])]
+    flag = " ⚠" if b[0] > DISTURBED * at_best["min_ms"] else ""
+    return f"{fmt_ms(b[0])} / {fmt_ms(fastest(entry))}{flag}"
+
+
 def worst_error(entry):
     per_t = entry.get("threads") or {}
     errs = [r["rel_err"] for r in per_t.values()]
@@ -770,6 +796,28 @@ def report(results):
     if failures:
         out.append("Failures (the whole messages are in the JSON):\n")
         out.append("\n".join(failures) + "\n")
+
+    out.append("### Against the peers' fastest single runs\n")
+    out.append(
+        "The medians above resist noise that falls on every system alike. "
+        "A peer disturbed on its own (⚠: its median at its best T more "
+        f"than {DISTURBED:g}× its fastest run at that T) makes them flatter "
+        "tfm; the ratio here does not: tfm's median at its best T against "
+        "the faster peer's fastest single run over both thread counts. "
+        "Cells: median at the best T / fastest run, in ms.\n")
+    headers = ["model", "ORT", "PyTorch", "tfm",
+               "tfm × peers' fastest run"]
+    rows = []
+    for r in results["models"]:
+        s = r["systems"]
+        ort, pt, tfm = (s.get(n, {"error": "not run"}) for n in SYSTEMS)
+        runs = [f for f in (fastest(e) for e in (ort, pt)
+                            if "error" not in e) if f is not None]
+        t = best(tfm) if "error" not in tfm else None
+        rows.append([r["model"], spread_cell(ort), spread_cell(pt),
+                     spread_cell(tfm),
+                     fmt(min(runs) / t[0], 2) if runs and t else "—"])
+    out.append(common.markdown_table(headers, rows) + "\n")
 
     out.append("### Every system at every thread count\n")
     out.append("Median and min in ms; runs: rounds × timed runs per "
