@@ -110,18 +110,41 @@ struct TfmCpuPadRowStridesPass
     rewriter.modifyOpInPlace(op, [&] { init.set(padded); });
   }
 
-  /// The first columns, of `like`'s shape, of an allocation whose rows are
-  /// `padding` elements longer.
+  /// The first columns, of `like`'s shape, of an allocation of `like`'s
+  /// outer dimensions whose rows are `padding` elements longer, a row being
+  /// `like`'s last `rowDims` dimensions (all static): the slice of padded
+  /// rows, expanded back into those dimensions if there are several.
   Value getPaddedSlice(IRRewriter &rewriter, Location loc, Value like,
-                       int64_t padding) {
+                       int64_t padding, unsigned rowDims = 1) {
     auto type = cast<RankedTensorType>(like.getType());
-    SmallVector<int64_t> paddedShape(type.getShape());
-    paddedShape.back() += padding;
+    unsigned outer = type.getRank() - rowDims;
+    int64_t row = ShapedType::getNumElements(type.getShape().drop_front(outer));
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, like);
+    SmallVector<OpFoldResult> rows(ArrayRef(sizes).take_front(outer));
+    rows.push_back(rewriter.getIndexAttr(row));
+    SmallVector<int64_t> paddedShape(type.getShape().take_front(outer));
+    paddedShape.push_back(row + padding);
+    SmallVector<Value> dynamicSizes;
+    for (unsigned d = 0; d < outer; ++d)
+      if (type.isDynamicDim(d))
+        dynamicSizes.push_back(cast<Value>(sizes[d]));
     Value buffer = bufferization::AllocTensorOp::create(
         rewriter, loc,
         RankedTensorType::get(paddedShape, type.getElementType()),
-        getDynamicSizes(rewriter, loc, like));
-    return slice(rewriter, loc, like, buffer);
+        dynamicSizes);
+    SmallVector<OpFoldResult> zeros(outer + 1, rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> ones(outer + 1, rewriter.getIndexAttr(1));
+    Value padded = tensor::ExtractSliceOp::create(rewriter, loc, buffer, zeros,
+                                                  rows, ones);
+    if (rowDims == 1)
+      return padded;
+    SmallVector<ReassociationIndices> groups;
+    for (unsigned d = 0; d < outer; ++d)
+      groups.push_back({d});
+    groups.push_back(
+        llvm::to_vector(llvm::seq<int64_t>(outer, type.getRank())));
+    return tensor::ExpandShapeOp::create(rewriter, loc, type, padded, groups,
+                                         sizes);
   }
 
   /// The sizes of `value`'s dynamic dimensions.
@@ -278,38 +301,10 @@ struct TfmCpuPadRowStridesPass
     if (!rowDims)
       return false;
 
-    // A buffer of the empty's outer dimensions and rows `padding` longer;
-    // its first columns, expanded to the empty's shape.
-    Location loc = init->getOwner()->getLoc();
+    // The padded buffer in the empty's shape; the empty's reshapes on it.
     rewriter.setInsertionPoint(init->getOwner());
-    unsigned outer = emptyType.getRank() - rowDims;
-    SmallVector<OpFoldResult> sizes =
-        tensor::getMixedSizes(rewriter, loc, empty);
-    SmallVector<OpFoldResult> rows(ArrayRef(sizes).take_front(outer));
-    rows.push_back(rewriter.getIndexAttr(row));
-    SmallVector<int64_t> paddedShape(emptyType.getShape().take_front(outer));
-    paddedShape.push_back(row + padding);
-    SmallVector<Value> dynamicSizes;
-    for (unsigned d = 0; d < outer; ++d)
-      if (emptyType.isDynamicDim(d))
-        dynamicSizes.push_back(cast<Value>(sizes[d]));
-    Value buffer = bufferization::AllocTensorOp::create(
-        rewriter, loc,
-        RankedTensorType::get(paddedShape, emptyType.getElementType()),
-        dynamicSizes);
-    SmallVector<OpFoldResult> zeros(outer + 1, rewriter.getIndexAttr(0));
-    SmallVector<OpFoldResult> ones(outer + 1, rewriter.getIndexAttr(1));
-    Value padded = tensor::ExtractSliceOp::create(rewriter, loc, buffer, zeros,
-                                                  rows, ones);
-    if (rowDims > 1) {
-      SmallVector<ReassociationIndices> groups;
-      for (unsigned d = 0; d < outer; ++d)
-        groups.push_back({d});
-      groups.push_back(llvm::to_vector(
-          llvm::seq<int64_t>(outer, emptyType.getRank())));
-      padded = tensor::ExpandShapeOp::create(rewriter, loc, emptyType, padded,
-                                             groups, sizes);
-    }
+    Value padded = getPaddedSlice(rewriter, init->getOwner()->getLoc(), empty,
+                                  padding, rowDims);
     IRMapping mapping;
     mapping.map(empty, padded);
     for (Operation *reshape : llvm::reverse(*destinationReshapes))
