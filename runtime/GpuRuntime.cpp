@@ -11,6 +11,12 @@
 // there is recorded rather than reported, so that main() can say what is
 // missing; any later CUDA failure is fatal, with the call and CUDA's message.
 //
+// Device memory outlives the calls that use it: a model's constants (its
+// weights) are copied to the device by the first call that reads them and
+// kept (tfmGpuConstant_*, which tfm-gpu-place-buffers calls), and the
+// buffers a call frees are kept for the next call's allocations of the
+// same sizes (DevicePool). Both last as long as the process.
+//
 // TFM_LIBCUDA names the driver library to load instead of libcuda.so.1 (the
 // tests point it at a stub to exercise the error paths). With
 // TFM_GPU_PROFILE=1, every kernel launch is timed with CUDA events and the
@@ -23,8 +29,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 namespace {
 
@@ -186,6 +194,117 @@ Profile &profile() {
   return instance;
 }
 
+//===----------------------------------------------------------------------===//
+// Device memory kept across calls
+//===----------------------------------------------------------------------===//
+
+constexpr CUresult kCudaErrorOutOfMemory = 2;
+
+/// The device buffers that calls free, kept for the next calls: a model's
+/// call allocates the same sizes every time, and cuMemAlloc/cuMemFree cost
+/// more than some of its kernels (cuMemFree waits for the device). A
+/// buffer freed by one call is reused by a later allocation of the same
+/// size; when the device runs out of memory, the kept buffers are given
+/// back and the allocation tried again.
+class DevicePool {
+public:
+  CUdeviceptr allocate(Driver &d, std::uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto kept = free.find(bytes);
+    if (kept != free.end()) {
+      CUdeviceptr ptr = kept->second;
+      free.erase(kept);
+      return ptr;
+    }
+    CUdeviceptr ptr = 0;
+    CUresult status = d.cuMemAlloc_v2(&ptr, bytes);
+    if (status == kCudaErrorOutOfMemory && !free.empty()) {
+      releaseKept(d);
+      status = d.cuMemAlloc_v2(&ptr, bytes);
+    }
+    check(status, "cuMemAlloc");
+    sizes[ptr] = bytes;
+    return ptr;
+  }
+
+  /// Keeps `ptr` for a later allocation once `stream`'s work on it is
+  /// done; false if this pool did not allocate it.
+  bool release(Driver &d, CUdeviceptr ptr, CUstream stream) {
+    // The next user may run on another stream (another thread's call);
+    // cuMemFree would wait for the device too.
+    if (stream)
+      check(d.cuStreamSynchronize(stream), "cuStreamSynchronize");
+    std::lock_guard<std::mutex> lock(mutex);
+    auto size = sizes.find(ptr);
+    if (size == sizes.end())
+      return false;
+    free.emplace(size->second, ptr);
+    return true;
+  }
+
+private:
+  void releaseKept(Driver &d) {
+    for (auto [bytes, ptr] : free) {
+      check(d.cuMemFree_v2(ptr), "cuMemFree");
+      sizes.erase(ptr);
+    }
+    free.clear();
+  }
+
+  std::mutex mutex;
+  /// The size of every buffer allocated here and not given back.
+  std::unordered_map<CUdeviceptr, std::uint64_t> sizes;
+  /// The buffers freed by calls, by size.
+  std::unordered_multimap<std::uint64_t, CUdeviceptr> free;
+};
+
+DevicePool &pool() {
+  // Never destroyed: at exit the driver may be gone before static
+  // destructors run, and the process's device memory goes with it.
+  static DevicePool *instance = new DevicePool;
+  return *instance;
+}
+
+/// A one-dimensional memref's descriptor, as MLIR's C interface passes it.
+struct Buffer1D {
+  void *allocated;
+  void *aligned;
+  std::int64_t offset;
+  std::int64_t size;
+  std::int64_t stride;
+};
+
+/// Sets `device` to the device copy of the constant `host` (contiguous
+/// elements of `elementBytes` bytes), copying it the first time.
+void deviceConstant(Buffer1D *device, const Buffer1D *host,
+                    std::size_t elementBytes) {
+  static std::mutex mutex;
+  // Never destroyed, as the pool.
+  static auto *copies =
+      new std::map<std::pair<const char *, std::size_t>, CUdeviceptr>;
+  const char *data =
+      static_cast<const char *>(host->aligned) + host->offset * elementBytes;
+  std::size_t bytes = std::size_t(host->size) * elementBytes;
+  CUdeviceptr copy = 0;
+  if (bytes) {
+    std::lock_guard<std::mutex> lock(mutex);
+    CUdeviceptr &known = (*copies)[{data, bytes}];
+    if (!known) {
+      Driver &d = ready();
+      check(d.cuMemAlloc_v2(&known, bytes), "cuMemAlloc");
+      // On the legacy stream, waited for: the calls' streams do not
+      // synchronize with it.
+      check(d.cuMemcpyAsync(known, devicePtr(const_cast<char *>(data)), bytes,
+                            nullptr),
+            "cuMemcpyAsync");
+      check(d.cuStreamSynchronize(nullptr), "cuStreamSynchronize");
+    }
+    copy = known;
+  }
+  *device = {reinterpret_cast<void *>(copy), reinterpret_cast<void *>(copy), 0,
+             host->size, 1};
+}
+
 } // namespace
 
 extern "C" {
@@ -330,17 +449,20 @@ void *mgpuMemAlloc(std::uint64_t bytes, void * /*stream*/, bool hostShared) {
   CUdeviceptr ptr = 0;
   if (bytes == 0)
     return nullptr;
-  if (hostShared)
+  if (hostShared) {
     check(d.cuMemAllocManaged(&ptr, bytes, kMemAttachGlobal),
           "cuMemAllocManaged");
-  else
-    check(d.cuMemAlloc_v2(&ptr, bytes), "cuMemAlloc");
-  return reinterpret_cast<void *>(ptr);
+    return reinterpret_cast<void *>(ptr);
+  }
+  return reinterpret_cast<void *>(pool().allocate(d, bytes));
 }
 
-void mgpuMemFree(void *ptr, void * /*stream*/) {
-  if (ptr)
-    check(ready().cuMemFree_v2(devicePtr(ptr)), "cuMemFree");
+void mgpuMemFree(void *ptr, void *stream) {
+  if (!ptr)
+    return;
+  Driver &d = ready();
+  if (!pool().release(d, devicePtr(ptr), static_cast<CUstream>(stream)))
+    check(d.cuMemFree_v2(devicePtr(ptr)), "cuMemFree");
 }
 
 void mgpuMemcpy(void *dst, void *src, std::size_t bytes, void *stream) {
@@ -366,5 +488,28 @@ void mgpuMemset16(void *dst, unsigned short value, std::size_t count,
 }
 
 void mgpuSetDefaultDevice(std::int32_t /*device*/) {}
+
+//===----------------------------------------------------------------------===//
+// Constants kept on the device
+//===----------------------------------------------------------------------===//
+
+// tfm-gpu-place-buffers reads each constant of a model through one of
+// these (lib/Codegen/GPU/DeviceConstants.h): the host copy in, the device
+// copy out, made by the first call that asks for it.
+#define TFM_DEVICE_CONSTANT(suffix, bytes)                                     \
+  void _mlir_ciface_tfmGpuConstant_##suffix(Buffer1D *device,                  \
+                                            const Buffer1D *host) {            \
+    deviceConstant(device, host, bytes);                                       \
+  }
+TFM_DEVICE_CONSTANT(f16, 2)
+TFM_DEVICE_CONSTANT(bf16, 2)
+TFM_DEVICE_CONSTANT(f32, 4)
+TFM_DEVICE_CONSTANT(f64, 8)
+TFM_DEVICE_CONSTANT(i1, 1)
+TFM_DEVICE_CONSTANT(i8, 1)
+TFM_DEVICE_CONSTANT(i16, 2)
+TFM_DEVICE_CONSTANT(i32, 4)
+TFM_DEVICE_CONSTANT(i64, 8)
+#undef TFM_DEVICE_CONSTANT
 
 } // extern "C"

@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DeviceConstants.h"
+
 #include "tfm/Codegen/GPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -147,7 +149,15 @@ struct TfmEmulateGpuOnCpuPass
       if (failed(emulateLaunch(rewriter, launch)))
         return signalPassFailure();
 
-    // Device memory is host memory.
+    // Device memory is host memory: a constant's device copy is the
+    // constant.
+    SmallVector<func::CallOp> constants;
+    getOperation().walk([&](func::CallOp call) {
+      if (tfm::isDeviceConstantCall(call))
+        constants.push_back(call);
+    });
+    for (func::CallOp call : constants)
+      rewriter.replaceOp(call, call.getOperands());
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<gpu::AllocOp, gpu::MemcpyOp, gpu::DeallocOp>(op))

@@ -88,7 +88,7 @@ static void buildMappingPasses(OpPassManager &pm,
   mapping.emulateWarps = config.emulate;
   mapping.sharedMemoryBytes = sharedMemoryBytes;
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
-  pm.addNestedPass<func::FuncOp>(createTfmGpuPlaceBuffers());
+  pm.addPass(createTfmGpuPlaceBuffers());
 }
 
 static void buildMappingStage(OpPassManager &pm,
@@ -184,6 +184,8 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) 
   if (config.emulate) {
     buildMappingPasses(pm, config, /*blockSize=*/1);
     pm.addNestedPass<func::FuncOp>(createTfmEmulateGpuOnCpu());
+    // The runtime's functions it no longer calls (device constants).
+    pm.addPass(createSymbolDCEPass());
     pm.addPass(createCanonicalizerPass());
     if (config.stopAfter >= GpuStage::Nvvm)
       buildCpuLLVMStage(pm);

@@ -4,9 +4,13 @@
 // memory is inside a `gpu.launch`, and this pass gives each buffer those
 // launches use a device copy. Upstream has the launches' host side
 // (gpu.alloc, gpu.memcpy, gpu-async-region) but no pass that decides which
-// buffers need copies in which direction; this is it.
+// buffers need copies in which direction; this is it. Constants are
+// copied to the device once, on the first call, and kept there
+// (DeviceConstants.h).
 //
 //===----------------------------------------------------------------------===//
+
+#include "DeviceConstants.h"
 
 #include "tfm/Codegen/GPU/Passes.h"
 
@@ -26,6 +30,48 @@ namespace tfm {
 
 using namespace mlir;
 
+/// The prefix of the runtime's functions that return a constant's device
+/// copy; the element type follows (`tfmGpuConstant_f32`).
+static constexpr llvm::StringLiteral kDeviceConstantPrefix = "tfmGpuConstant_";
+
+std::string tfm::getDeviceConstantFunction(Type element) {
+  // The types runtime/GpuRuntime.cpp defines a function for.
+  bool known = element.isF16() || element.isBF16() || element.isF32() ||
+               element.isF64() ||
+               llvm::any_of(ArrayRef<unsigned>{1, 8, 16, 32, 64},
+                            [&](unsigned width) {
+                              return element.isSignlessInteger(width);
+                            });
+  if (!known)
+    return "";
+  std::string name = kDeviceConstantPrefix.str();
+  llvm::raw_string_ostream os(name);
+  os << element;
+  return name;
+}
+
+bool tfm::isDeviceConstantCall(func::CallOp call) {
+  return call.getCallee().starts_with(kDeviceConstantPrefix);
+}
+
+/// The declaration of the runtime function `name`, which maps a
+/// one-dimensional memref of `element`s (the host copy) to another (the
+/// device copy), through MLIR's C interface (pointers to descriptors).
+static func::FuncOp declareDeviceConstantFunction(ModuleOp module,
+                                                  StringRef name,
+                                                  Type element) {
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  auto type = MemRefType::get({ShapedType::kDynamic}, element);
+  auto b = OpBuilder::atBlockEnd(module.getBody());
+  auto declaration = func::FuncOp::create(b, module.getLoc(), name,
+                                          b.getFunctionType(type, type));
+  declaration.setPrivate();
+  declaration->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                       b.getUnitAttr());
+  return declaration;
+}
+
 /// Whether anything accesses `buffer`, or a view of it, with `Effect` (a
 /// read or a write). After the loop lowering, accesses are loads and
 /// stores, inside launches.
@@ -42,10 +88,11 @@ template <typename Effect> static bool isAccessed(Value buffer) {
   return false;
 }
 
-/// Gives every buffer the device uses a device copy: arguments and
-/// constants are copied in on entry, results copied back before returning,
-/// and host allocations become device allocations freed on return.
-static LogicalResult placeBuffers(func::FuncOp func) {
+/// Gives every buffer the device uses a device copy: arguments are copied
+/// in on entry, results copied back before returning, constants read
+/// through the runtime's device copies (made on the first call), and host
+/// allocations become device allocations freed on return.
+static LogicalResult placeBuffers(func::FuncOp func, ModuleOp module) {
   Block &entry = func.getBody().front();
   auto returnOp = cast<func::ReturnOp>(entry.getTerminator());
   Location loc = func.getLoc();
@@ -96,7 +143,43 @@ static LogicalResult placeBuffers(func::FuncOp func) {
       copyBack.emplace_back(arg, device);
   }
 
-  // Constants: one device copy per global.
+  // The device copy of the constant `host` (a global), which the runtime
+  // makes on the first call and keeps: the global seen as one dimension,
+  // passed to the runtime, its answer seen in the global's shape. A
+  // constant of a type the runtime has no function for is copied in at
+  // every call.
+  auto makeDeviceConstant = [&](Value host) -> Value {
+    auto type = cast<MemRefType>(host.getType());
+    Type element = type.getElementType();
+    std::string name = tfm::getDeviceConstantFunction(element);
+    if (name.empty() || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || type.getMemorySpace())
+      return makeDeviceCopy(host);
+    func::FuncOp function =
+        declareDeviceConstantFunction(module, name, element);
+    auto flatType = MemRefType::get({type.getNumElements()}, element);
+    SmallVector<ReassociationIndices> allInOne;
+    if (type.getRank() > 0)
+      allInOne.push_back(
+          llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())));
+    Value flat = host;
+    if (type.getRank() == 0)
+      flat = memref::ExpandShapeOp::create(b, loc, flatType, host, allInOne);
+    else if (type.getRank() > 1)
+      flat = memref::CollapseShapeOp::create(b, loc, host, allInOne);
+    Value argument = memref::CastOp::create(
+        b, loc, function.getFunctionType().getInput(0), flat);
+    Value device =
+        func::CallOp::create(b, loc, function, argument).getResult(0);
+    device = memref::CastOp::create(b, loc, flatType, device);
+    if (type.getRank() == 0)
+      return memref::CollapseShapeOp::create(b, loc, type, device, allInOne);
+    if (type.getRank() > 1)
+      return memref::ExpandShapeOp::create(b, loc, type, device, allInOne);
+    return device;
+  };
+
+  // Constants: one device copy per global, kept across calls.
   llvm::MapVector<StringAttr, Value> globals;
   SmallVector<memref::GetGlobalOp> getGlobals;
   func.walk([&](memref::GetGlobalOp op) { getGlobals.push_back(op); });
@@ -106,7 +189,7 @@ static LogicalResult placeBuffers(func::FuncOp func) {
     if (inserted) {
       Value host =
           memref::GetGlobalOp::create(b, loc, op.getType(), op.getNameAttr());
-      it->second = makeDeviceCopy(host);
+      it->second = makeDeviceConstant(host);
     }
     op.replaceAllUsesWith(it->second);
     op.erase();
@@ -170,16 +253,20 @@ namespace {
 struct TfmGpuPlaceBuffersPass
     : tfm::impl::TfmGpuPlaceBuffersBase<TfmGpuPlaceBuffersPass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    if (func.isExternal())
-      return;
-    if (!func.getBody().hasOneBlock()) {
-      func.emitOpError("cannot place buffers on the GPU: its body has more "
-                       "than one block");
-      return signalPassFailure();
+    ModuleOp module = getOperation();
+    // The functions first: the runtime's declarations join the module.
+    auto functions = llvm::to_vector(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : functions) {
+      if (func.isExternal())
+        continue;
+      if (!func.getBody().hasOneBlock()) {
+        func.emitOpError("cannot place buffers on the GPU: its body has "
+                         "more than one block");
+        return signalPassFailure();
+      }
+      if (failed(placeBuffers(func, module)))
+        return signalPassFailure();
     }
-    if (failed(placeBuffers(func)))
-      signalPassFailure();
   }
 };
 } // namespace

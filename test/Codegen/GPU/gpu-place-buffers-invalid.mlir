@@ -1,4 +1,4 @@
-// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-place-buffers))" --split-input-file --verify-diagnostics
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(tfm-gpu-place-buffers)" --split-input-file --verify-diagnostics
 
 // expected-error @below {{argument #0 has a non-identity layout, which the GPU mapping cannot copy to the device}}
 func.func @strided(%x: memref<4xf32, strided<[2]>>) {

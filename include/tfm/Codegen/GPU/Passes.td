@@ -106,23 +106,32 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
-def TfmGpuPlaceBuffers : Pass<"tfm-gpu-place-buffers",
-                              "::mlir::func::FuncOp"> {
+def TfmGpuPlaceBuffers : Pass<"tfm-gpu-place-buffers", "::mlir::ModuleOp"> {
   let summary = "Give the buffers a mapped function's launches use device "
                 "copies";
   let description = [{
     Runs after `tfm-map-to-gpu`, when every access to memory is inside a
     `gpu.launch` but the host's 0-d loads (a run-time check's flag), which
-    read a host copy made here. Each argument gets a device buffer (`gpu.alloc`), copied
-    in on entry unless the launches only write it, and copied back before
-    returning if they write it (the results); each constant
-    (`memref.get_global`) gets one device copy; the host's allocations
-    become device allocations. Every device buffer is freed on return, and
-    the function's own deallocations are dropped. An argument with a
-    non-identity layout, or an allocation inside control flow on the host,
-    is an error.
+    read a host copy made here. In every function of the module, each
+    argument gets a device buffer (`gpu.alloc`), copied in on entry unless
+    the launches only write it, and copied back before returning if they
+    write it (the results); the host's allocations become device
+    allocations. Every such buffer is freed on return, and the function's
+    own deallocations are dropped.
+
+    Each constant (`memref.get_global`) is read through one call of the
+    runtime's `tfmGpuConstant_<element>` (declared here, with MLIR's C
+    interface), which takes the global as a one-dimensional memref and
+    returns its device copy, made on the first call and kept for the
+    process: a model's weights cross to the device once, not at every call.
+    A constant of an element type the runtime has no function for is
+    copied in at every call instead.
+
+    An argument with a non-identity layout, or an allocation inside
+    control flow on the host, is an error.
   }];
   let dependentDialects = [
+    "::mlir::func::FuncDialect",
     "::mlir::gpu::GPUDialect",
     "::mlir::memref::MemRefDialect",
   ];
@@ -138,8 +147,9 @@ def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> 
     memory (workgroup attributions or dynamic shared memory) becomes a stack
     buffer per block, the thread's own buffers of static shape (the emulated
     warp's fragments, `tfm-map-to-gpu{emulate-warps}`) are allocated once
-    before the grid's loops, barriers disappear, and device
-    allocations and copies become host ones. The result computes what the
+    before the grid's loops, barriers disappear, device
+    allocations and copies become host ones, and a constant's device copy
+    (the runtime's `tfmGpuConstant_*`) is the constant itself. The result computes what the
     kernels compute, one block after another, so the GPU mapping (staging,
     tiling into blocks, index arithmetic, shared buffers) can be checked
     numerically on a machine without a GPU. It cannot find races between
