@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CSE.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -529,6 +530,12 @@ struct TfmTileByConfigPass
     for (auto [op, config] : llvm::reverse(unfused)) {
       if (erased.contains(op))
         continue;
+      // A marked op whose readers took it in (a product fused into its
+      // epilogue's tiles, read by nothing else) is dead.
+      if (op->use_empty() && isMemoryEffectFree(op)) {
+        rewriter.eraseOp(op);
+        continue;
+      }
       op->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
       op->removeAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
       if (failed(tileByConfig(rewriter, op, config)))

@@ -51,6 +51,76 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
                                  {}, /*prefetch_distance=*/0);
 }
 
+/// The elementwise op that reads `product`'s result, if it is the only
+/// reader and computes one element of its own result from each of the
+/// product's (a bias and activation, a cast): an op of parallel loops, one
+/// per dimension of the product's result, that reads it and writes its
+/// result through identity maps.
+static linalg::GenericOp getElementwiseReader(linalg::LinalgOp product) {
+  if (product->getNumResults() != 1 || !product->getResult(0).hasOneUse())
+    return {};
+  auto reader =
+      dyn_cast<linalg::GenericOp>(*product->getResult(0).getUsers().begin());
+  if (!reader || reader->getBlock() != product->getBlock() ||
+      reader.getNumDpsInits() != 1 ||
+      reader.getNumParallelLoops() != reader.getNumLoops())
+    return {};
+  auto resultType = cast<ShapedType>(product->getResult(0).getType());
+  if (reader.getNumLoops() != resultType.getRank())
+    return {};
+  OpOperand *input = nullptr;
+  for (OpOperand *operand : reader.getDpsInputOperands())
+    if (operand->get() == product->getResult(0))
+      input = operand;
+  if (!input || !reader.getMatchingIndexingMap(input).isIdentity() ||
+      !reader.getMatchingIndexingMap(reader.getDpsInitOperand(0))
+           .isIdentity())
+    return {};
+  return reader;
+}
+
+/// Moves `product`'s block tiles onto its elementwise reader (its
+/// epilogue, getElementwiseReader): the reader is tiled in blocks of the
+/// same output tiles, and the product and the op computing its accumulator
+/// (the fill of zeros, or a bias) are marked tfm.fuse_into_consumer, so
+/// that each block computes its tile's accumulator, product and epilogue,
+/// one kernel where there were three, and the float32 accumulator never
+/// crosses global memory as a whole. Nothing changes where there is no
+/// such reader, and where the tiles do not divide the product's extents
+/// (tile-and-fuse needs whole tiles: such a product keeps its three
+/// kernels).
+static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
+  linalg::GenericOp reader = getElementwiseReader(product);
+  if (!reader)
+    return;
+  for (auto [size, extent] :
+       llvm::zip_equal(config.getTileSizes(0), product.getStaticLoopRanges()))
+    if (size != 0 && (ShapedType::isDynamic(extent) || extent % size != 0))
+      return;
+  // The reader's loops are the product's result dimensions.
+  AffineMap result = product.getIndexingMapMatchingResult(
+      cast<OpResult>(product->getResult(0)));
+  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  SmallVector<int64_t> readerSizes;
+  for (AffineExpr expr : result.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return;
+    readerSizes.push_back(sizes[dim.getPosition()]);
+  }
+  MLIRContext *ctx = product.getContext();
+  setLoweringConfig(reader,
+                    LoweringConfigAttr::get(
+                        ctx, {DenseI64ArrayAttr::get(ctx, readerSizes)}, {},
+                        /*prefetch_distance=*/0));
+  UnitAttr unit = UnitAttr::get(ctx);
+  product->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
+  Operation *init = product.getDpsInits()[0].getDefiningOp();
+  if (isa_and_nonnull<linalg::LinalgOp>(init) && init->hasOneUse() &&
+      init->getBlock() == product->getBlock())
+    init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
+}
+
 namespace {
 struct TfmGpuSelectStrategyPass
     : tfm::impl::TfmGpuSelectStrategyBase<TfmGpuSelectStrategyPass> {
@@ -65,8 +135,10 @@ struct TfmGpuSelectStrategyPass
           !linalg::isaContractionOpInterface(op) || getLoweringConfig(op))
         return;
       if (LoweringConfigAttr config =
-              getContractionConfig(op, contractionTileSize))
+              getContractionConfig(op, contractionTileSize)) {
         setLoweringConfig(op, config);
+        fuseEpilogue(op, config);
+      }
     });
   }
 };

@@ -109,3 +109,66 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
   }
   return %0 : tensor<64x80xf32>
 }
+
+// -----
+
+// A product whose result only an elementwise op reads (a bias and a cast):
+// the reader takes the product's 32 x 32 tiles, and the product and the
+// fill of its accumulator are fused into them, so that one block computes
+// its tile's accumulator, product and epilogue (one kernel, not three).
+// Where the tiles do not divide the product (80 columns), nothing is fused.
+
+// CHECK-LABEL: func.func @epilogue(
+//       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0]]>, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32]]>
+// TILED-LABEL: func.func @epilogue(
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
+//  TILED-NEXT:     tensor.extract_slice
+//  TILED-NEXT:     tensor.extract_slice
+//  TILED-NEXT:     tensor.extract_slice
+//  TILED-NEXT:     %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<32x32xf32>
+//  TILED-NEXT:     %[[PRODUCT:.*]] = linalg.matmul {{.*}} outs(%[[ACC]] : tensor<32x32xf32>)
+//       TILED:     linalg.generic {{.*}} ins(%[[PRODUCT]], {{.*}} : tensor<32x32xf32>, tensor<32xf16>)
+//       TILED:     scf.forall.in_parallel
+//   TILED-NOT:   scf.forall
+//       TILED:   return
+// CHECK-LABEL: func.func @no_whole_tiles(
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   linalg.matmul {lowering_config
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @epilogue(%a: tensor<64x96xf16>, %b: tensor<96x64xf16>, %bias: tensor<64xf16>) -> tensor<64x64xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf16>, tensor<96x64xf16>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %out = tensor.empty() : tensor<64x64xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<64x64xf32>, tensor<64xf16>) outs(%out : tensor<64x64xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %e = arith.extf %c : f16 to f32
+    %s = arith.addf %x, %e : f32
+    %t = arith.truncf %s : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<64x64xf16>
+  return %1 : tensor<64x64xf16>
+}
+func.func @no_whole_tiles(%a: tensor<64x96xf16>, %b: tensor<96x80xf16>, %bias: tensor<80xf16>) -> tensor<64x80xf16> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x96xf16>, tensor<96x80xf16>) outs(%acc : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %out = tensor.empty() : tensor<64x80xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%0, %bias : tensor<64x80xf32>, tensor<80xf16>) outs(%out : tensor<64x80xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %e = arith.extf %c : f16 to f32
+    %s = arith.addf %x, %e : f32
+    %t = arith.truncf %s : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<64x80xf16>
+  return %1 : tensor<64x80xf16>
+}

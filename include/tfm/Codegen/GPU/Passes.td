@@ -216,6 +216,15 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       global memory serves a whole row or column of the tile. A contraction
       whose batch, row and column loops would need more than the three
       dimensions of a grid gets no config.
+    - The epilogue of such a contraction: when the only op that reads its
+      result is elementwise over it (a bias and activation, the cast of a
+      float16 layer's float32 sums) and the output tiles divide the
+      contraction's extents, that op gets the output tiles instead, and the
+      contraction and the op computing its accumulator (the fill of zeros)
+      are marked `tfm.fuse_into_consumer`: `tfm-tile-by-config` fuses them
+      into its tiles, so that one block computes its tile's accumulator
+      (in shared memory), product and epilogue, one kernel where there
+      were three and no float32 intermediate in global memory.
 
     Tile sizes are clamped to the sizes they tile.
   }];
