@@ -24,12 +24,14 @@ using namespace mlir;
 using namespace mlir::tfm;
 
 /// Output tiles of `tile` x `tile` for a contraction at the top level of a
-/// function, one batch element at a time, one block each; null for a
+/// function, one batch element at a time, one block each, then (level 1)
+/// its reduction in chunks of `chunk` steps where it is longer, each chunk
+/// of the operands staged in shared memory by tfm-map-to-gpu; null for a
 /// contraction whose batch, row and column loops would need more than the
 /// three dimensions of a grid. Rows and columns other than the innermost
 /// stay whole in the tile.
 static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
-                                               int64_t tile) {
+                                               int64_t tile, int64_t chunk) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.empty() || dims->n.empty() ||
@@ -47,8 +49,19 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
   sizes[dims->m.back()] = clampTo(dims->m.back());
   sizes[dims->n.back()] = clampTo(dims->n.back());
   MLIRContext *ctx = op.getContext();
-  return LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
-                                 {}, /*prefetch_distance=*/0);
+  SmallVector<DenseI64ArrayAttr> levels{DenseI64ArrayAttr::get(ctx, sizes)};
+  // A reduction staged whole would need a tile's rows of A and columns of
+  // B in shared memory at once (32 x 3072 float16 of each for an FFN's
+  // second product: more than a block has), or leave them in global
+  // memory, read element by element.
+  if (chunk > 0 && dims->k.size() == 1 &&
+      !ShapedType::isDynamic(ranges[dims->k.front()]) &&
+      ranges[dims->k.front()] > chunk) {
+    SmallVector<int64_t> steps(op.getNumLoops(), 0);
+    steps[dims->k.front()] = chunk;
+    levels.push_back(DenseI64ArrayAttr::get(ctx, steps));
+  }
+  return LoweringConfigAttr::get(ctx, levels, {}, /*prefetch_distance=*/0);
 }
 
 /// The elementwise op that reads `product`'s result, if it is the only
@@ -135,7 +148,8 @@ struct TfmGpuSelectStrategyPass
           !linalg::isaContractionOpInterface(op) || getLoweringConfig(op))
         return;
       if (LoweringConfigAttr config =
-              getContractionConfig(op, contractionTileSize)) {
+              getContractionConfig(op, contractionTileSize,
+                                   reductionTileSize)) {
         setLoweringConfig(op, config);
         fuseEpilogue(op, config);
       }

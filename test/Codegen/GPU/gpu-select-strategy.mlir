@@ -1,6 +1,6 @@
 // RUN: tfm-opt %s --tfm-gpu-select-strategy -split-input-file | FileCheck %s
-// RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8 contraction-tile=16" -split-input-file | FileCheck %s --check-prefix=OPTIONS
-// RUN: tfm-opt %s --tfm-gpu-select-strategy --tfm-tile-by-config -split-input-file | FileCheck %s --check-prefix=TILED
+// RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8 contraction-tile=16 reduction-tile=32" -split-input-file | FileCheck %s --check-prefix=OPTIONS
+// RUN: tfm-opt %s --tfm-gpu-select-strategy --tfm-tile-by-config --canonicalize -split-input-file | FileCheck %s --check-prefix=TILED
 
 // The default strategy of flash attention: (1 batch, 32 queries) tiles in
 // parallel, blocks of 64 keys; the options change the sizes, which are
@@ -43,20 +43,24 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
 // -----
 
 // A matmul at the top level of a function: 32 x 32 output tiles, one block
-// each (`contraction-tile` changes the size). Applied, the 16 columns that
-// 32 does not divide are split off into tiles of their own, so that every
-// tile has a static shape and `tfm-map-to-gpu` can stage its operands in
-// shared memory.
+// each (`contraction-tile` changes the size), and its 96 reduction steps
+// in chunks of 64 (`reduction-tile`), staged one after the other. Applied,
+// the 16 columns that 32 does not divide are split off into tiles of their
+// own, and the 32 steps that 64 does not divide into a product of their
+// own, so that every tile has a static shape and `tfm-map-to-gpu` can
+// stage its operands in shared memory.
 
 // CHECK-LABEL: func.func @matmul(
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0]]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>}
 // OPTIONS-LABEL: func.func @matmul(
-//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0]]
+//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0], [0, 0, 32]]
 // TILED-LABEL: func.func @matmul(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
-//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x96xf32>, tensor<96x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
-//       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 16) step (32, 16)
-//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x96xf32>, tensor<96x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+//       TILED:     %[[CHUNK:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
+//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x32xf32>, tensor<32x32xf32>) outs(%[[CHUNK]] : tensor<32x32xf32>)
+//       TILED:   scf.forall (%{{.*}}) = (0) to (64) step (32)
+//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x16xf32>) outs(%{{.*}} : tensor<32x16xf32>)
+//       TILED:     linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x32xf32>, tensor<32x16xf32>)
 func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80xf32>) -> tensor<64x80xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) -> tensor<64x80xf32>
   return %0 : tensor<64x80xf32>
@@ -67,7 +71,7 @@ func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 // A batched matmul: one batch element and one output tile per block.
 
 // CHECK-LABEL: func.func @batch_matmul(
-//       CHECK:   tile_sizes = {{\[}}[1, 32, 32, 0]]
+//       CHECK:   tile_sizes = {{\[}}[1, 32, 32, 0]]>
 // TILED-LABEL: func.func @batch_matmul(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (8, 64, 64) step (1, 32, 32)
 //       TILED:     linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x32x16xf32>, tensor<1x16x32xf32>) outs(%{{.*}} : tensor<1x32x32xf32>)
@@ -120,15 +124,16 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 
 // CHECK-LABEL: func.func @epilogue(
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0]]>, tfm.fuse_into_consumer}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>, tfm.fuse_into_consumer}
 //       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32]]>
 // TILED-LABEL: func.func @epilogue(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
+//   TILED-NOT:     scf.forall
+//       TILED:     %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<32x32xf32>
 //  TILED-NEXT:     tensor.extract_slice
 //  TILED-NEXT:     tensor.extract_slice
-//  TILED-NEXT:     tensor.extract_slice
-//  TILED-NEXT:     %[[ACC:.*]] = linalg.fill {{.*}} -> tensor<32x32xf32>
-//  TILED-NEXT:     %[[PRODUCT:.*]] = linalg.matmul {{.*}} outs(%[[ACC]] : tensor<32x32xf32>)
+//  TILED-NEXT:     %[[CHUNK:.*]] = linalg.matmul {{.*}} outs(%[[ACC]] : tensor<32x32xf32>)
+//       TILED:     %[[PRODUCT:.*]] = linalg.matmul {{.*}} outs(%[[CHUNK]] : tensor<32x32xf32>)
 //       TILED:     linalg.generic {{.*}} ins(%[[PRODUCT]], {{.*}} : tensor<32x32xf32>, tensor<32xf16>)
 //       TILED:     scf.forall.in_parallel
 //   TILED-NOT:   scf.forall

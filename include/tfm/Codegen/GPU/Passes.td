@@ -213,9 +213,13 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       and columns, one batch element at a time, one block each; inside a
       block the tile's rows of the left operand and columns of the right one
       are staged through shared memory, so that each element read from
-      global memory serves a whole row or column of the tile. A contraction
-      whose batch, row and column loops would need more than the three
-      dimensions of a grid gets no config.
+      global memory serves a whole row or column of the tile. A reduction
+      longer than `reduction-tile` steps is cut into chunks of that many
+      (a second level), each chunk of the operands staged in turn: a
+      whole reduction of 768 or 3072 steps would need more shared memory
+      than a block has, or be read from global memory element by element.
+      A contraction whose batch, row and column loops would need more than
+      the three dimensions of a grid gets no config.
     - The epilogue of such a contraction: when the only op that reads its
       result is elementwise over it (a bias and activation, the cast of a
       float16 layer's float32 sums) and the output tiles divide the
@@ -236,6 +240,9 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
     Option<"contractionTileSize", "contraction-tile", "int64_t",
            /*default=*/"32",
            "Rows and columns of a contraction's output tile">,
+    Option<"reductionTileSize", "reduction-tile", "int64_t",
+           /*default=*/"64",
+           "Reduction steps of a contraction staged at a time (0: all)">,
   ];
   let dependentDialects = ["::mlir::tfm::TfmDialect"];
 }
