@@ -104,7 +104,8 @@ static linalg::GenericOp getElementwiseReader(linalg::LinalgOp product) {
 /// kernels).
 static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
   linalg::GenericOp reader = getElementwiseReader(product);
-  if (!reader)
+  // A reader with a strategy of its own (set by hand) keeps it.
+  if (!reader || getLoweringConfig(reader))
     return;
   for (auto [size, extent] :
        llvm::zip_equal(config.getTileSizes(0), product.getStaticLoopRanges()))

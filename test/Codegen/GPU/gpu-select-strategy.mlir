@@ -177,3 +177,28 @@ func.func @no_whole_tiles(%a: tensor<64x96xf16>, %b: tensor<96x80xf16>, %bias: t
   } -> tensor<64x80xf16>
   return %1 : tensor<64x80xf16>
 }
+
+// -----
+
+// An epilogue with a strategy set by hand keeps it, and the product is
+// tiled on its own.
+
+// CHECK-LABEL: func.func @reader_kept(
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[16, 64]]>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %empty = tensor.empty() : tensor<64x64xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x64xf32>) outs(%acc : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %out = tensor.empty() : tensor<64x64xf32>
+  %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%0 : tensor<64x64xf32>) outs(%out : tensor<64x64xf32>)
+      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[16, 64]]>} {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.maximumf %x, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<64x64xf32>
+  return %1 : tensor<64x64xf32>
+}
