@@ -129,11 +129,9 @@ Operation *tfm::emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy,
         }
       });
   if (!emulated) {
-    // Every copy of this thread in one group, then wait for it; the
-    // barrier after this op makes the whole tile visible to the block.
-    Value group = nvgpu::DeviceAsyncCreateGroupOp::create(
+    // Every copy of this thread in one group; the caller waits for it.
+    nvgpu::DeviceAsyncCreateGroupOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, group, b.getI32IntegerAttr(0));
   }
 
   b.setInsertionPointToStart(&choice.getElseRegion().front());
@@ -145,4 +143,13 @@ Operation *tfm::emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy,
         memref::StoreOp::create(nb, nloc, value, target, indices);
       });
   return choice;
+}
+
+void tfm::emitAsyncWait(OpBuilder &b, Location loc) {
+  // cp.async.wait_group waits for the thread's groups, whichever token it
+  // names: an empty group stands for them (a thread that copied element by
+  // element has none to wait for).
+  Value groups = nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, groups, b.getI32IntegerAttr(0));
 }

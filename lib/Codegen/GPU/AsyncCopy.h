@@ -26,13 +26,19 @@ int64_t getAsyncCopyElements(linalg::CopyOp copy);
 /// Emits, at `b`'s insertion point inside a block of `blockSize` threads
 /// whose id is `thread`, the staging of `copy` (whose target is a view of
 /// shared memory, cast to the generic address space): each thread's
-/// cp.async of `elements` elements, then a commit and a wait for them,
-/// when the source's offset is aligned to `elements`; the element-wise
-/// copy otherwise. With `emulated`, plain loads and stores in place of
-/// cp.async (for the CPU emulation). Returns the emitted op; `copy` is
-/// left for the caller to erase.
+/// cp.async of `elements` elements, committed as a group, when the
+/// source's offset is aligned to `elements`; the element-wise copy
+/// otherwise. The caller waits for the groups (emitAsyncWait) once the
+/// block's copies are all issued. With `emulated`, plain loads and stores
+/// in place of cp.async (for the CPU emulation). Returns the emitted op;
+/// `copy` is left for the caller to erase.
 Operation *emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy, int64_t elements,
                          Value thread, int64_t blockSize, bool emulated);
+
+/// Emits at `b`'s insertion point the wait of each thread for every
+/// cp.async group it committed (`cp.async.wait_group 0`); the barrier after
+/// it makes the copies visible to the whole block.
+void emitAsyncWait(OpBuilder &b, Location loc);
 
 } // namespace tfm
 } // namespace mlir

@@ -439,7 +439,7 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
 LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
                                                      gpu::LaunchOp launch) {
   Value thread = launch.getThreadIds().x;
-  auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
+  auto barrierBefore = [&](OpBuilder &b, Operation *op, Location loc) {
     // No second barrier where only index arithmetic and views separate this
     // op from the last one.
     Operation *previous = op->getPrevNode();
@@ -450,9 +450,16 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       b.setInsertionPoint(op);
       gpu::BarrierOp::create(b, loc);
     }
+  };
+  auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
+    barrierBefore(b, op, loc);
     b.setInsertionPointAfter(op);
     gpu::BarrierOp::create(b, loc);
   };
+  // Whether the last op mapped was a staging whose copies are not waited
+  // for yet: the next copy joins them (only index arithmetic and views lie
+  // between).
+  bool stagingRun = false;
 
   SmallVector<Operation *> ops;
   for (Operation &op : block.without_terminator())
@@ -478,12 +485,28 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       continue;
     }
     if (auto copy = dyn_cast<linalg::CopyOp>(op)) {
-      // Only the copies staged asynchronously are still linalg ops.
+      // Only the copies staged asynchronously are still linalg ops. Copies
+      // that follow one another (a chunk's A and B) are issued together:
+      // one barrier before the first, one wait and one barrier after the
+      // last, so that their loads are in flight at the same time.
       Operation *staging =
           emitAsyncCopy(b, copy, getAsyncCopyElements(copy), thread, blockSize,
                         /*emulated=*/emulateWarps);
+      Operation *next = op->getNextNode();
+      while (next && isMemoryEffectFree(next))
+        next = next->getNextNode();
       op->erase();
-      barrierAround(b, staging, loc);
+      if (!stagingRun)
+        barrierBefore(b, staging, loc);
+      stagingRun = isa_and_nonnull<linalg::CopyOp>(next);
+      if (stagingRun)
+        continue;
+      // The last of the run: each thread waits for its copies, then the
+      // barrier makes them visible to the block.
+      b.setInsertionPointAfter(staging);
+      if (!emulateWarps)
+        emitAsyncWait(b, loc);
+      gpu::BarrierOp::create(b, loc);
       continue;
     }
     if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {

@@ -141,8 +141,10 @@ func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: 
 
 // Both operands staged in shared memory, as tfm-gpu-promote-operands
 // leaves a linear layer's tile. The staging copies are cp.async of 16
-// bytes (8 halves) a thread at a time, committed and waited for, when the
-// source's offset is a multiple of 8 elements (else element by element).
+// bytes (8 halves) a thread at a time, committed as a group, when the
+// source's offset is a multiple of 8 elements (else element by element);
+// A's and B's are issued together, with no barrier between them, and
+// waited for once, before the barrier that precedes the product.
 // A is loaded by ldmatrix of four matrices, lane l pointing at row
 // m0 + l mod 8 + 8 ((l / 8) mod 2), step k + 8 (l / 16); B, whose rows run
 // along the columns, by ldmatrix of two matrices transposed, lane l
@@ -162,12 +164,15 @@ func.func @transposed_rhs(%q: memref<4x16x32xf16>, %k: memref<4x16x32xf16>, %s: 
 // CHECK:             %[[COL:.*]] = arith.remui %[[FIRST]], %c64
 // CHECK:             %[[ROW:.*]] = arith.divui %[[FIRST]], %c64
 // CHECK:             nvgpu.device_async_copy %[[TILE]][%[[ROW]], %[[COL]]], %[[SA]][%[[ROW]], %[[COL]]], 8
-// CHECK:           %[[GROUP:.*]] = nvgpu.device_async_create_group
-// CHECK:           nvgpu.device_async_wait %[[GROUP]] {numGroups = 0 : i32}
+// CHECK:           nvgpu.device_async_create_group
+// CHECK-NOT:       nvgpu.device_async_wait
 // CHECK:         } else {
 // CHECK:           scf.for %{{.*}} = %[[T]] to %c2048 step %c128 {
-// CHECK:         gpu.barrier
+// CHECK-NOT:     gpu.barrier
 // CHECK:         nvgpu.device_async_copy {{.*}}, %[[SB]][{{.*}}], 8
+// CHECK-NOT:     gpu.barrier
+// CHECK:         nvgpu.device_async_wait %{{.*}} {numGroups = 0 : i32}
+// CHECK-NEXT:    gpu.barrier
 // CHECK:         %[[LANE:.*]] = arith.remui %[[T]], %c32
 // CHECK:         scf.for %[[K:.*]] = %c0 to %c64 step %c16 iter_args
 // CHECK:           %[[A:.*]] = nvgpu.ldmatrix %[[SA]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x64xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
