@@ -39,6 +39,7 @@
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace tfm {
@@ -139,6 +140,52 @@ gpu::LaunchOp createLaunch(OpBuilder &b, Location loc, ArrayRef<Value> grid,
   return launch;
 }
 
+/// A barrier before `op`, unless one already separates it from the last op
+/// that touches memory (only index arithmetic and views lie between).
+void insertBarrierBefore(OpBuilder &b, Operation *op) {
+  Operation *previous = op->getPrevNode();
+  while (previous && !isa<gpu::BarrierOp>(previous) &&
+         isMemoryEffectFree(previous))
+    previous = previous->getPrevNode();
+  if (!previous || !isa<gpu::BarrierOp>(previous)) {
+    b.setInsertionPoint(op);
+    gpu::BarrierOp::create(b, op->getLoc());
+  }
+}
+
+/// The buffer `view` is a view of: its root, except that a block's
+/// buffers, all views of the one dynamic shared memory, are told apart by
+/// their views of it.
+Value getBufferOf(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>()) {
+    if (isa<memref::ViewOp>(viewLike.getOperation()) &&
+        viewLike.getViewSource().getDefiningOp<gpu::DynamicSharedMemoryOp>())
+      return view;
+    view = viewLike.getViewSource();
+  }
+  return view;
+}
+
+/// Whether `op` or anything nested in it may read or write `buffer`: has a
+/// view of it as an operand, or touches memory without naming any.
+bool mayTouchBuffer(Operation *op, Value buffer) {
+  WalkResult result = op->walk([&](Operation *nested) {
+    bool namesMemRef = false;
+    for (Value operand : nested->getOperands()) {
+      if (!isa<BaseMemRefType>(operand.getType()))
+        continue;
+      namesMemRef = true;
+      if (getBufferOf(operand) == buffer)
+        return WalkResult::interrupt();
+    }
+    if (!namesMemRef && touchesMemory(nested) &&
+        !nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -156,6 +203,13 @@ private:
   void mapSequentialOp(Operation *op);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
+  linalg::LinalgOp getChunkedContraction(scf::ForOp loop) const;
+  LogicalResult mapChunkLoop(scf::ForOp loop, linalg::LinalgOp contraction,
+                             gpu::LaunchOp launch);
+
+  /// The contractions whose accumulators the loop around them carries
+  /// (mapChunkLoop), while its body is distributed.
+  llvm::DenseMap<Operation *, const WarpAccumulators *> keptAccumulators;
 };
 
 void TfmMapToGpuPass::runOnOperation() {
@@ -439,20 +493,8 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
 LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
                                                      gpu::LaunchOp launch) {
   Value thread = launch.getThreadIds().x;
-  auto barrierBefore = [&](OpBuilder &b, Operation *op, Location loc) {
-    // No second barrier where only index arithmetic and views separate this
-    // op from the last one.
-    Operation *previous = op->getPrevNode();
-    while (previous && !isa<gpu::BarrierOp>(previous) &&
-           isMemoryEffectFree(previous))
-      previous = previous->getPrevNode();
-    if (!previous || !isa<gpu::BarrierOp>(previous)) {
-      b.setInsertionPoint(op);
-      gpu::BarrierOp::create(b, loc);
-    }
-  };
   auto barrierAround = [&](OpBuilder &b, Operation *op, Location loc) {
-    barrierBefore(b, op, loc);
+    insertBarrierBefore(b, op);
     b.setInsertionPointAfter(op);
     gpu::BarrierOp::create(b, loc);
   };
@@ -497,7 +539,7 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         next = next->getNextNode();
       op->erase();
       if (!stagingRun)
-        barrierBefore(b, staging, loc);
+        insertBarrierBefore(b, staging);
       stagingRun = isa_and_nonnull<linalg::CopyOp>(next);
       if (stagingRun)
         continue;
@@ -515,6 +557,18 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       std::optional<MmaContraction> match =
           matchMmaContraction(contraction, tf32);
       assert(match && "a contraction left for the tensor cores");
+      if (const WarpAccumulators *kept = keptAccumulators.lookup(op)) {
+        // A chunk of a reduction whose loop carries the accumulators: the
+        // product only, and the loop's next accumulators. No barrier after:
+        // the next chunk's staging starts with one.
+        auto loop = cast<scf::ForOp>(op->getParentOp());
+        SmallVector<Value> next =
+            kept->accumulate(b, contraction, *match, loop.getRegionIterArgs());
+        loop.getBody()->getTerminator()->setOperands(next);
+        keptAccumulators.erase(op);
+        op->erase();
+        continue;
+      }
       Operation *warps =
           emulateWarps ? emitEmulatedWarpMma(b, contraction, *match)
                        : emitWarpMma(b, contraction, *match, thread, blockSize);
@@ -522,6 +576,12 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       barrierAround(b, warps, loc);
       continue;
     }
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      if (linalg::LinalgOp contraction = getChunkedContraction(loop)) {
+        if (failed(mapChunkLoop(loop, contraction, launch)))
+          return failure();
+        continue;
+      }
     bool holdsParallelWork = false;
     op->walk([&](Operation *nested) {
       if (nested != op && isa<scf::ParallelOp, linalg::LinalgOp>(nested))
@@ -553,6 +613,78 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
     barrierAround(b, guard, loc);
   }
   return success();
+}
+
+/// The contraction of `loop` if it is a loop over a reduction's chunks
+/// whose accumulators can stay with the warps from one chunk to the next:
+/// its body one tensor-core contraction into a buffer defined outside it,
+/// which nothing else in the loop touches (the rest stages the chunk's
+/// operands), and each warp owns the same number of its warp tiles.
+linalg::LinalgOp TfmMapToGpuPass::getChunkedContraction(scf::ForOp loop) const {
+  if (!tensorCores || loop.getNumRegionIterArgs() != 0)
+    return nullptr;
+  // Only the tensor cores' contractions and the asynchronous copies are
+  // still linalg ops.
+  linalg::LinalgOp contraction;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+    if (!linalgOp || isa<linalg::CopyOp>(&op))
+      continue;
+    if (contraction)
+      return nullptr;
+    contraction = linalgOp;
+  }
+  if (!contraction)
+    return nullptr;
+  std::optional<MmaContraction> match = matchMmaContraction(contraction, tf32);
+  Value output = contraction.getDpsInitOperand(0)->get();
+  if (!match || !WarpAccumulators::canKeep(*match, blockSize) ||
+      !loop.isDefinedOutsideOfLoop(output))
+    return nullptr;
+  Value buffer = getBufferOf(output);
+  for (Operation &op : loop.getBody()->without_terminator())
+    if (&op != contraction.getOperation() && mayTouchBuffer(&op, buffer))
+      return nullptr;
+  return contraction;
+}
+
+/// `loop` rebuilt to carry `contraction`'s accumulator fragments from chunk
+/// to chunk: loaded before it, stored after it, the body distributed as
+/// any other block code.
+LogicalResult TfmMapToGpuPass::mapChunkLoop(scf::ForOp loop,
+                                            linalg::LinalgOp contraction,
+                                            gpu::LaunchOp launch) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  // What wrote the accumulators (their fill) is done before they are read.
+  insertBarrierBefore(b, loop);
+  b.setInsertionPoint(loop);
+  std::optional<MmaContraction> match = matchMmaContraction(contraction, tf32);
+  WarpAccumulators kept(b, contraction, *match, launch.getThreadIds().x,
+                        blockSize, emulateWarps);
+  auto carried =
+      scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
+                         loop.getStep(), kept.getFragments());
+  Block *body = carried.getBody();
+  if (!body->empty())
+    body->back().erase();
+  body->getOperations().splice(body->end(), loop.getBody()->getOperations(),
+                               loop.getBody()->begin(),
+                               std::prev(loop.getBody()->end()));
+  loop.getInductionVar().replaceAllUsesWith(carried.getInductionVar());
+  b.setInsertionPointToEnd(body);
+  scf::YieldOp::create(b, loc, carried.getRegionIterArgs());
+  b.setInsertionPointAfter(carried);
+  kept.store(b, loc, carried.getResults());
+  gpu::BarrierOp::create(b, loc);
+  loop.erase();
+
+  keptAccumulators[contraction] = &kept;
+  LogicalResult distributed = distributeOverThreads(*body, launch);
+  assert((failed(distributed) || keptAccumulators.empty()) &&
+         "the chunk's contraction was mapped");
+  keptAccumulators.clear();
+  return distributed;
 }
 
 } // namespace

@@ -206,27 +206,32 @@ std::pair<Value, Value> getMatrixRowStart(OpBuilder &b, Location loc,
 /// reduction.
 class FragmentAccess {
 public:
+  /// The accesses of `op`'s operands; the op itself is not kept (the
+  /// accumulators of a reduction in chunks outlive the first chunk's op).
   FragmentAccess(linalg::LinalgOp op, const MmaContraction &contraction,
                  bool emulated)
-      : op(op), contraction(contraction), emulated(emulated) {}
+      : operands{op.getDpsInputOperand(0)->get(),
+                 op.getDpsInputOperand(1)->get(),
+                 op.getDpsInitOperand(0)->get()},
+        maps{op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+             op.getMatchingIndexingMap(op.getDpsInputOperand(1)),
+             op.getMatchingIndexingMap(op.getDpsInitOperand(0))},
+        contraction(contraction), emulated(emulated) {}
 
-  OpOperand &getOperand(Operand operand) const {
-    switch (operand) {
-    case Operand::A:
-      return *op.getDpsInputOperand(0);
-    case Operand::B:
-      return *op.getDpsInputOperand(1);
-    case Operand::C:
-      return *op.getDpsInitOperand(0);
-    }
-    llvm_unreachable("unknown operand");
+  /// The buffer `operand` is read from (A, B) or accumulated in (C).
+  Value getOperand(Operand operand) const {
+    return operands[static_cast<int>(operand)];
+  }
+  AffineMap getIndexingMap(Operand operand) const {
+    return maps[static_cast<int>(operand)];
   }
 
   /// The fragments hold float16 multiplicands (a float32 left operand,
   /// flash attention's probabilities, is rounded as it is loaded) or
   /// TF32 ones, and float32 accumulators.
   VectorType getType(Operand operand) const {
-    return getFragmentType(contraction.kind, operand, op.getContext());
+    return getFragmentType(contraction.kind, operand,
+                           getIndexingMap(operand).getContext());
   }
 
   /// The ldmatrix that loads `operand`'s fragments, if one can: a 16-bit
@@ -240,7 +245,7 @@ public:
                                : contraction.columns % kMmaColumns) != 0)
       return std::nullopt;
     auto spaceCast =
-        getOperand(operand).get().getDefiningOp<memref::MemorySpaceCastOp>();
+        getOperand(operand).getDefiningOp<memref::MemorySpaceCastOp>();
     if (!spaceCast)
       return std::nullopt;
     auto type = dyn_cast<MemRefType>(spaceCast.getSource().getType());
@@ -252,7 +257,7 @@ public:
         !type.getLayout().isIdentity() || !type.hasStaticShape() ||
         type.getRank() == 0 || type.getShape().back() % 8 != 0)
       return std::nullopt;
-    AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
+    AffineMap map = getIndexingMap(operand);
     unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
     if (operand == Operand::A)
       return inner == contraction.k
@@ -291,7 +296,7 @@ public:
       for (int64_t e = 0; e < type.getDimSize(1); ++e) {
         Position position = getPosition(b, loc, operand, ids, r, e, m0, n0, k0);
         Value element = memref::LoadOp::create(
-            b, loc, getOperand(operand).get(), position.indices);
+            b, loc, getOperand(operand), position.indices);
         if (position.inBounds)
           element = arith::SelectOp::create(
               b, loc, position.inBounds, element,
@@ -327,7 +332,7 @@ public:
                                           /*withElseRegion=*/false);
           b.setInsertionPointToStart(&inside.getThenRegion().front());
         }
-        memref::StoreOp::create(b, loc, element, getOperand(Operand::C).get(),
+        memref::StoreOp::create(b, loc, element, getOperand(Operand::C),
                                 position.indices);
       }
   }
@@ -390,7 +395,7 @@ private:
   SmallVector<Value> getLoops(OpBuilder &b, Location loc, Operand operand,
                               Value row, Value column, Value m0, Value n0,
                               Value k0) const {
-    SmallVector<Value> loops(op.getNumLoops(), nullptr);
+    SmallVector<Value> loops(getIndexingMap(Operand::C).getNumDims(), nullptr);
     auto at = [&](Value corner, Value offset) {
       return arith::AddIOp::create(b, loc, corner, offset).getResult();
     };
@@ -419,14 +424,15 @@ private:
     for (Value &loop : loops)
       if (!loop)
         loop = zero;
-    AffineMap map = op.getMatchingIndexingMap(&getOperand(operand));
+    AffineMap map = getIndexingMap(operand);
     SmallVector<Value> indices;
     for (AffineExpr result : map.getResults())
       indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
     return indices;
   }
 
-  mutable linalg::LinalgOp op;
+  Value operands[3];
+  AffineMap maps[3];
   MmaContraction contraction;
   bool emulated;
 };
@@ -508,28 +514,82 @@ struct WarpTiling {
             m.mul(m.mod(warpTile, perRow), tiles * kMmaColumns)};
   }
 
-  /// The loop over warp tiles `first`, `first + step`, ... at `b`'s
-  /// insertion point, which it leaves at the start of the loop's body (the
-  /// caller restores it): the loop, the warp tile's first output row and
-  /// the first output column of each of its instruction tiles.
-  struct Loop {
-    scf::ForOp loop;
+  /// The instruction tiles of warp tile `warpTile`: their first output row
+  /// and the first output column of each.
+  struct Tile {
     Value m0;
     SmallVector<Value> columns;
   };
-  Loop createLoop(OpBuilder &b, Location loc, Value first, int64_t step) const {
-    Loop result;
-    result.loop = scf::ForOp::create(b, loc, first,
-                                     constantIndex(b, loc, getWarpTileCount()),
-                                     constantIndex(b, loc, step));
-    b.setInsertionPointToStart(result.loop.getBody());
+  Tile getTile(OpBuilder &b, Location loc, Value warpTile) const {
+    Tile tile;
     Value n0;
-    std::tie(result.m0, n0) = getCorner(b, loc, result.loop.getInductionVar());
+    std::tie(tile.m0, n0) = getCorner(b, loc, warpTile);
     for (int64_t j = 0; j < tiles; ++j)
-      result.columns.push_back(addConstant(b, loc, n0, j * kMmaColumns));
-    return result;
+      tile.columns.push_back(addConstant(b, loc, n0, j * kMmaColumns));
+    return tile;
+  }
+
+  /// The loop over warp tiles `first`, `first + step`, ... at `b`'s
+  /// insertion point, which it leaves at the start of the loop's body (the
+  /// caller restores it), and the tile of its iteration.
+  std::pair<scf::ForOp, Tile> createLoop(OpBuilder &b, Location loc,
+                                         Value first, int64_t step) const {
+    auto loop = scf::ForOp::create(b, loc, first,
+                                   constantIndex(b, loc, getWarpTileCount()),
+                                   constantIndex(b, loc, step));
+    b.setInsertionPointToStart(loop.getBody());
+    return {loop, getTile(b, loc, loop.getInductionVar())};
   }
 };
+
+/// The accumulator fragments of `tile`'s instruction tiles, loaded.
+SmallVector<Value> loadAccumulators(OpBuilder &b, Location loc,
+                                    const FragmentAccess &access, LaneIds ids,
+                                    const WarpTiling::Tile &tile) {
+  SmallVector<Value> fragments;
+  for (Value n : tile.columns)
+    fragments.push_back(
+        access.load(b, loc, Operand::C, ids, tile.m0, n, nullptr));
+  return fragments;
+}
+
+void storeAccumulators(OpBuilder &b, Location loc, const FragmentAccess &access,
+                       LaneIds ids, const WarpTiling::Tile &tile,
+                       ValueRange fragments) {
+  for (auto [n, fragment] : llvm::zip_equal(tile.columns, fragments))
+    access.store(b, loc, fragment, ids, tile.m0, n);
+}
+
+/// `tile`'s product over the contraction's reduction, from `accumulators`:
+/// at every 16 (8 with TF32) steps one mma.sync per instruction tile, all
+/// with the step's one A fragment. Returns the updated accumulators.
+ValueRange emitSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
+                     const MmaContraction &contraction, LaneIds ids,
+                     const WarpTiling::Tile &tile, ValueRange accumulators) {
+  auto steps = scf::ForOp::create(
+      b, loc, constantIndex(b, loc, 0),
+      constantIndex(b, loc, getStepsCovered(contraction)),
+      constantIndex(b, loc, getMmaSteps(contraction.kind)), accumulators,
+      [&](OpBuilder &nb, Location nloc, Value k0, ValueRange current) {
+        Value a = access.load(nb, nloc, Operand::A, ids, tile.m0,
+                              tile.columns[0], k0);
+        SmallVector<Value> next;
+        for (auto [n, acc] : llvm::zip_equal(tile.columns, current)) {
+          Value bFragment =
+              access.load(nb, nloc, Operand::B, ids, tile.m0, n, k0);
+          next.push_back(
+              contraction.kind == MmaKind::BF16
+                  ? createBf16MmaSync(nb, nloc, a, bFragment, acc)
+                  : nvgpu::MmaSyncOp::create(
+                        nb, nloc, a, bFragment, acc,
+                        ArrayRef<int64_t>{kMmaRows, kMmaColumns,
+                                          getMmaSteps(contraction.kind)},
+                        /*tf32Enabled=*/contraction.kind == MmaKind::TF32));
+        }
+        scf::YieldOp::create(nb, nloc, next);
+      });
+  return steps.getResults();
+}
 
 //===----------------------------------------------------------------------===//
 // The emulation's side: the instruction from the ISA's statement of layouts
@@ -716,6 +776,132 @@ void forEachLane(
                      });
 }
 
+/// The emulated warp's buffer of its lanes' fragments of `operand`: lanes x
+/// registers x elements. The emulation allocates it once for all blocks
+/// (tfm-emulate-gpu-on-cpu hoists a launch's static buffers), as a GPU
+/// thread has its registers.
+Value allocateFragments(OpBuilder &b, Location loc,
+                        const FragmentAccess &access, Operand operand) {
+  VectorType type = access.getType(operand);
+  return memref::AllocaOp::create(
+             b, loc,
+             MemRefType::get(
+                 {kWarpLanes, type.getDimSize(0), type.getDimSize(1)},
+                 type.getElementType()))
+      .getResult();
+}
+
+/// The emulated warp's buffers for one warp tile's multiplicands: A's
+/// fragments, each instruction tile's B, and the row starts the lanes give
+/// ldmatrix, by the rank of the buffer it reads.
+struct EmulatedOperands {
+  Value a;
+  SmallVector<Value> b;
+  llvm::SmallDenseMap<int64_t, Value> rowStarts;
+};
+
+EmulatedOperands allocateOperands(OpBuilder &b, Location loc,
+                                  const FragmentAccess &access, int64_t tiles) {
+  EmulatedOperands operands;
+  operands.a = allocateFragments(b, loc, access, Operand::A);
+  for (int64_t j = 0; j < tiles; ++j)
+    operands.b.push_back(allocateFragments(b, loc, access, Operand::B));
+  for (Operand operand : {Operand::A, Operand::B})
+    if (std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand)) {
+      int64_t rank = cast<MemRefType>(matrixLoad->shared.getType()).getRank();
+      if (!operands.rowStarts.count(rank))
+        operands.rowStarts[rank] =
+            memref::AllocaOp::create(
+                b, loc, MemRefType::get({kWarpLanes, rank}, b.getIndexType()))
+                .getResult();
+    }
+  return operands;
+}
+
+/// Each lane's accumulator fragments of `tile` loaded into `cBuffers` (one
+/// per instruction tile), or stored from them.
+void emulateLoadAccumulators(OpBuilder &b, Location loc,
+                             const FragmentAccess &access,
+                             const WarpTiling::Tile &tile,
+                             ArrayRef<Value> cBuffers) {
+  forEachLane(b, loc,
+              [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                for (auto [n, buffer] : llvm::zip_equal(tile.columns, cBuffers))
+                  spillFragment(nb, nloc,
+                                access.load(nb, nloc, Operand::C, ids, tile.m0,
+                                            n, nullptr),
+                                buffer, lane);
+              });
+}
+
+void emulateStoreAccumulators(OpBuilder &b, Location loc,
+                              const FragmentAccess &access,
+                              const WarpTiling::Tile &tile,
+                              ArrayRef<Value> cBuffers) {
+  forEachLane(
+      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+        for (auto [n, buffer] : llvm::zip_equal(tile.columns, cBuffers))
+          access.store(nb, nloc,
+                       reloadFragment(nb, nloc, access.getType(Operand::C),
+                                      buffer, lane),
+                       ids, tile.m0, n);
+      });
+}
+
+/// emitSteps on the emulated warp: at every step, A's and each instruction
+/// tile's B fragments loaded for every lane (through the emulated ldmatrix
+/// where the GPU uses it), then the instructions on the buffers.
+void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
+                  const MmaContraction &contraction,
+                  const EmulatedOperands &operands,
+                  const WarpTiling::Tile &tile, ArrayRef<Value> cBuffers) {
+  auto steps =
+      scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                         constantIndex(b, loc, getStepsCovered(contraction)),
+                         constantIndex(b, loc, getMmaSteps(contraction.kind)));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(steps.getBody());
+  Value k0 = steps.getInductionVar();
+  SmallVector<std::tuple<Operand, Value, Value>> inputs{
+      {Operand::A, operands.a, tile.columns[0]}};
+  for (auto [n, buffer] : llvm::zip_equal(tile.columns, operands.b))
+    inputs.push_back({Operand::B, buffer, n});
+  for (auto [operand, fragments, n] : inputs) {
+    std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand);
+    if (!matrixLoad) {
+      forEachLane(b, loc,
+                  [&, operand = operand, fragments = fragments,
+                   n = n](OpBuilder &nb, Location nloc, LaneIds ids,
+                          Value lane) {
+                    spillFragment(
+                        nb, nloc,
+                        access.load(nb, nloc, operand, ids, tile.m0, n, k0),
+                        fragments, lane);
+                  });
+      continue;
+    }
+    // Each lane's row start, then the warp's ldmatrix.
+    auto memory = cast<MemRefType>(matrixLoad->shared.getType());
+    Value rowStarts = operands.rowStarts.lookup(memory.getRank());
+    forEachLane(b, loc,
+                [&, operand = operand,
+                 n = n](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                  for (auto [d, index] :
+                       llvm::enumerate(access.getMatrixRowIndices(
+                           nb, nloc, operand, *matrixLoad, ids, tile.m0, n,
+                           k0)))
+                    memref::StoreOp::create(
+                        nb, nloc, index, rowStarts,
+                        ValueRange{lane, constantIndex(nb, nloc, d)});
+                });
+    emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
+                    matrixLoad->transpose, matrixLoad->tiles);
+  }
+  for (auto [bFragments, cFragments] : llvm::zip_equal(operands.b, cBuffers))
+    emulateMmaSync(b, loc, contraction.kind, operands.a, bFragments,
+                   cFragments);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -778,8 +964,7 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
 
 // Warp w of the block computes warp tiles w, w + warps, ...: for each, the
 // accumulator fragments of its instruction tiles are loaded, updated at
-// every 16 (8 with TF32) steps of the reduction by one mma.sync each, all
-// with the step's one A fragment, and stored.
+// every step of the reduction (emitSteps), and stored.
 Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                             const MmaContraction &contraction, Value thread,
                             int64_t blockSize) {
@@ -792,38 +977,12 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
   LaneIds ids =
       getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
   OpBuilder::InsertionGuard guard(b);
-  WarpTiling::Loop warpTiles =
-      tiling.createLoop(b, loc, warp, blockSize / kWarpLanes);
-  Value m0 = warpTiles.m0;
-  ArrayRef<Value> columns = warpTiles.columns;
-  SmallVector<Value> inits;
-  for (Value n : columns)
-    inits.push_back(access.load(b, loc, Operand::C, ids, m0, n, nullptr));
-  auto steps = scf::ForOp::create(
-      b, loc, constantIndex(b, loc, 0),
-      constantIndex(b, loc, getStepsCovered(contraction)),
-      constantIndex(b, loc, getMmaSteps(contraction.kind)), inits,
-      [&](OpBuilder &nb, Location nloc, Value k0, ValueRange accumulators) {
-        Value a = access.load(nb, nloc, Operand::A, ids, m0, columns[0], k0);
-        SmallVector<Value> next;
-        for (int64_t j = 0; j < tiling.tiles; ++j) {
-          Value bFragment =
-              access.load(nb, nloc, Operand::B, ids, m0, columns[j], k0);
-          Value acc = accumulators[j];
-          next.push_back(
-              contraction.kind == MmaKind::BF16
-                  ? createBf16MmaSync(nb, nloc, a, bFragment, acc)
-                  : nvgpu::MmaSyncOp::create(
-                        nb, nloc, a, bFragment, acc,
-                        ArrayRef<int64_t>{kMmaRows, kMmaColumns,
-                                          getMmaSteps(contraction.kind)},
-                        /*tf32Enabled=*/contraction.kind == MmaKind::TF32));
-        }
-        scf::YieldOp::create(nb, nloc, next);
-      });
-  for (int64_t j = 0; j < tiling.tiles; ++j)
-    access.store(b, loc, steps.getResult(j), ids, m0, columns[j]);
-  return warpTiles.loop;
+  auto [loop, tile] = tiling.createLoop(b, loc, warp, blockSize / kWarpLanes);
+  ValueRange results =
+      emitSteps(b, loc, access, contraction, ids, tile,
+                loadAccumulators(b, loc, access, ids, tile));
+  storeAccumulators(b, loc, access, ids, tile, results);
+  return loop;
 }
 
 // The same loops with the warp's lanes spelled out: each lane's fragments go
@@ -833,101 +992,121 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                                     const MmaContraction &contraction) {
   Location loc = op.getLoc();
   FragmentAccess access(op, contraction, /*emulated=*/true);
-  // The buffers are the one thread's: the emulation allocates them once
-  // for all blocks (tfm-emulate-gpu-on-cpu hoists a launch's static
-  // buffers), as a GPU thread has its registers.
-  auto buffer = [&](Operand operand) {
-    VectorType type = access.getType(operand);
-    return memref::AllocaOp::create(
-               b, loc,
-               MemRefType::get(
-                   {kWarpLanes, type.getDimSize(0), type.getDimSize(1)},
-                   type.getElementType()))
-        .getResult();
-  };
   WarpTiling tiling(contraction);
-  Value aBuffer = buffer(Operand::A);
-  SmallVector<Value> bBuffers, cBuffers;
-  for (int64_t j = 0; j < tiling.tiles; ++j) {
-    bBuffers.push_back(buffer(Operand::B));
-    cBuffers.push_back(buffer(Operand::C));
-  }
-  // The row starts the lanes give ldmatrix, by the rank of the buffer read.
-  llvm::SmallDenseMap<int64_t, Value> rowStartBuffers;
-  for (Operand operand : {Operand::A, Operand::B})
-    if (std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand)) {
-      int64_t rank = cast<MemRefType>(matrixLoad->shared.getType()).getRank();
-      if (!rowStartBuffers.count(rank))
-        rowStartBuffers[rank] =
-            memref::AllocaOp::create(
-                b, loc, MemRefType::get({kWarpLanes, rank}, b.getIndexType()))
-                .getResult();
-    }
-
+  EmulatedOperands operands = allocateOperands(b, loc, access, tiling.tiles);
+  SmallVector<Value> cBuffers;
+  for (int64_t j = 0; j < tiling.tiles; ++j)
+    cBuffers.push_back(allocateFragments(b, loc, access, Operand::C));
   OpBuilder::InsertionGuard guard(b);
-  WarpTiling::Loop warpTiles =
-      tiling.createLoop(b, loc, constantIndex(b, loc, 0), 1);
-  Value m0 = warpTiles.m0, n0 = warpTiles.columns[0];
-  ArrayRef<Value> columns = warpTiles.columns;
-  forEachLane(b, loc,
-              [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-                for (int64_t j = 0; j < tiling.tiles; ++j)
-                  spillFragment(nb, nloc,
-                                access.load(nb, nloc, Operand::C, ids, m0,
-                                            columns[j], nullptr),
-                                cBuffers[j], lane);
-              });
-  auto steps =
-      scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                         constantIndex(b, loc, getStepsCovered(contraction)),
-                         constantIndex(b, loc, getMmaSteps(contraction.kind)));
-  {
-    OpBuilder::InsertionGuard stepGuard(b);
-    b.setInsertionPointToStart(steps.getBody());
-    Value k0 = steps.getInductionVar();
-    // A's fragments, then each instruction tile's B.
-    SmallVector<std::tuple<Operand, Value, Value>> inputs{
-        {Operand::A, aBuffer, n0}};
-    for (int64_t j = 0; j < tiling.tiles; ++j)
-      inputs.push_back({Operand::B, bBuffers[j], columns[j]});
-    for (const std::tuple<Operand, Value, Value> &input : inputs) {
-      Operand operand = std::get<0>(input);
-      Value fragments = std::get<1>(input), n = std::get<2>(input);
-      std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand);
-      if (!matrixLoad) {
-        forEachLane(
-            b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-              spillFragment(nb, nloc,
-                            access.load(nb, nloc, operand, ids, m0, n, k0),
-                            fragments, lane);
-            });
-        continue;
-      }
-      // Each lane's row start, then the warp's ldmatrix.
-      auto memory = cast<MemRefType>(matrixLoad->shared.getType());
-      Value rowStarts = rowStartBuffers[memory.getRank()];
-      forEachLane(
-          b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-            for (auto [d, index] : llvm::enumerate(access.getMatrixRowIndices(
-                     nb, nloc, operand, *matrixLoad, ids, m0, n, k0)))
-              memref::StoreOp::create(
-                  nb, nloc, index, rowStarts,
-                  ValueRange{lane, constantIndex(nb, nloc, d)});
-          });
-      emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
-                      matrixLoad->transpose, matrixLoad->tiles);
-    }
-    for (int64_t j = 0; j < tiling.tiles; ++j)
-      emulateMmaSync(b, loc, contraction.kind, aBuffer, bBuffers[j],
-                     cBuffers[j]);
+  auto [loop, tile] = tiling.createLoop(b, loc, constantIndex(b, loc, 0), 1);
+  emulateLoadAccumulators(b, loc, access, tile, cBuffers);
+  emulateSteps(b, loc, access, contraction, operands, tile, cBuffers);
+  emulateStoreAccumulators(b, loc, access, tile, cBuffers);
+  return loop;
+}
+
+//===----------------------------------------------------------------------===//
+// Accumulators kept across contractions
+//===----------------------------------------------------------------------===//
+
+struct WarpAccumulators::Impl {
+  Impl(linalg::LinalgOp op, const MmaContraction &contraction, bool emulated)
+      : access(op, contraction, emulated), contraction(contraction),
+        tiling(contraction), emulated(emulated) {}
+
+  FragmentAccess access;
+  MmaContraction contraction;
+  WarpTiling tiling;
+  bool emulated;
+  /// The warp tiles the thread's warp owns.
+  SmallVector<WarpTiling::Tile> tiles;
+  /// On the GPU: the lane's ids.
+  LaneIds ids;
+  /// In the emulation: the multiplicands' buffers, and each owned warp
+  /// tile's accumulator buffers.
+  EmulatedOperands operands;
+  SmallVector<SmallVector<Value>> cBuffers;
+};
+
+bool WarpAccumulators::canKeep(const MmaContraction &contraction,
+                               int64_t blockSize) {
+  int64_t warps = std::max<int64_t>(blockSize / kWarpLanes, 1);
+  return WarpTiling(contraction).getWarpTileCount() % warps == 0;
+}
+
+WarpAccumulators::WarpAccumulators(OpBuilder &b, linalg::LinalgOp op,
+                                   const MmaContraction &contraction,
+                                   Value thread, int64_t blockSize,
+                                   bool emulated)
+    : impl(std::make_unique<Impl>(op, contraction, emulated)) {
+  assert(canKeep(contraction, blockSize) && "warps owning whole warp tiles");
+  Location loc = op.getLoc();
+  int64_t warps = emulated ? 1 : blockSize / kWarpLanes;
+  Value warp = constantIndex(b, loc, 0);
+  if (!emulated) {
+    Value warpSize = constantIndex(b, loc, kWarpLanes);
+    warp = arith::DivUIOp::create(b, loc, thread, warpSize);
+    impl->ids =
+        getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
   }
-  forEachLane(
-      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-        for (int64_t j = 0; j < tiling.tiles; ++j)
-          access.store(nb, nloc,
-                       reloadFragment(nb, nloc, access.getType(Operand::C),
-                                      cBuffers[j], lane),
-                       ids, m0, columns[j]);
-      });
-  return warpTiles.loop;
+  int64_t owned = impl->tiling.getWarpTileCount() / warps;
+  for (int64_t i = 0; i < owned; ++i)
+    impl->tiles.push_back(
+        impl->tiling.getTile(b, loc, addConstant(b, loc, warp, i * warps)));
+  if (!emulated) {
+    for (const WarpTiling::Tile &tile : impl->tiles)
+      llvm::append_range(
+          fragments, loadAccumulators(b, loc, impl->access, impl->ids, tile));
+    return;
+  }
+  impl->operands =
+      allocateOperands(b, loc, impl->access, impl->tiling.tiles);
+  for (const WarpTiling::Tile &tile : impl->tiles) {
+    SmallVector<Value> &buffers = impl->cBuffers.emplace_back();
+    for (int64_t j = 0; j < impl->tiling.tiles; ++j)
+      buffers.push_back(allocateFragments(b, loc, impl->access, Operand::C));
+    emulateLoadAccumulators(b, loc, impl->access, tile, buffers);
+  }
+}
+
+WarpAccumulators::~WarpAccumulators() = default;
+
+Value WarpAccumulators::getOutput() const {
+  return impl->access.getOperand(Operand::C);
+}
+
+SmallVector<Value> WarpAccumulators::accumulate(
+    OpBuilder &b, linalg::LinalgOp op, const MmaContraction &contraction,
+    ValueRange current) const {
+  assert(op.getDpsInitOperand(0)->get() == getOutput() &&
+         contraction.kind == impl->contraction.kind &&
+         contraction.rows == impl->contraction.rows &&
+         contraction.columns == impl->contraction.columns &&
+         "a contraction into the kept accumulators");
+  Location loc = op.getLoc();
+  FragmentAccess access(op, contraction, impl->emulated);
+  int64_t tiles = impl->tiling.tiles;
+  SmallVector<Value> next;
+  for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
+    if (impl->emulated) {
+      emulateSteps(b, loc, access, contraction, impl->operands, tile,
+                   impl->cBuffers[i]);
+      continue;
+    }
+    llvm::append_range(next, emitSteps(b, loc, access, contraction, impl->ids,
+                                       tile, current.slice(i * tiles, tiles)));
+  }
+  return next;
+}
+
+void WarpAccumulators::store(OpBuilder &b, Location loc,
+                             ValueRange final) const {
+  int64_t tiles = impl->tiling.tiles;
+  for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
+    if (impl->emulated)
+      emulateStoreAccumulators(b, loc, impl->access, tile, impl->cBuffers[i]);
+    else
+      storeAccumulators(b, loc, impl->access, impl->ids, tile,
+                        final.slice(i * tiles, tiles));
+  }
 }

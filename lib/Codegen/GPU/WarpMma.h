@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
+#include <memory>
 #include <optional>
 
 namespace mlir {
@@ -74,6 +75,50 @@ Operation *emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
 /// element. Returns its outermost op.
 Operation *emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
                                const MmaContraction &contraction);
+
+/// The accumulator fragments of a block tile's product that the block's
+/// warps keep across the contractions that update the same output tile one
+/// after the other, instead of loading and storing them around each: a
+/// reduction staged in chunks, whose loop carries them (registers on the
+/// GPU; the emulated warp's buffers on the CPU). Loaded where they are
+/// made, updated by `accumulate`, stored by `store`. Warp w owns warp tiles
+/// w, w + warps, ... of every contraction, so each must have as many.
+class WarpAccumulators {
+public:
+  /// Whether a block of `blockSize` threads (1: the emulation's) can keep
+  /// `contraction`'s accumulators: every warp owns as many warp tiles.
+  static bool canKeep(const MmaContraction &contraction, int64_t blockSize);
+
+  /// Loads, at `b`'s insertion point, the fragments of the output of `op`
+  /// (whose output buffer must be defined there) that the warp of `thread`
+  /// owns.
+  WarpAccumulators(OpBuilder &b, linalg::LinalgOp op,
+                   const MmaContraction &contraction, Value thread,
+                   int64_t blockSize, bool emulated);
+  ~WarpAccumulators();
+
+  /// The buffer they accumulate in.
+  Value getOutput() const;
+
+  /// The fragments as loaded, for a loop to carry: on the GPU, one value
+  /// per instruction tile the warp owns; none in the emulation.
+  ArrayRef<Value> getFragments() const { return fragments; }
+
+  /// Emits `op`'s product (a contraction into getOutput() with the same
+  /// instruction and output extents) into the fragments `current`; returns
+  /// the updated ones (none in the emulation).
+  SmallVector<Value> accumulate(OpBuilder &b, linalg::LinalgOp op,
+                                const MmaContraction &contraction,
+                                ValueRange current) const;
+
+  /// Stores `final` (as accumulate returns them) into getOutput().
+  void store(OpBuilder &b, Location loc, ValueRange final) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+  SmallVector<Value> fragments;
+};
 
 } // namespace tfm
 } // namespace mlir

@@ -196,6 +196,88 @@ func.func @shared_operands(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: mem
 
 // -----
 
+// A reduction in chunks (a loop over them, the tile's accumulator defined
+// outside it, nothing else in the loop touching it): the warps keep their
+// accumulator fragments across the chunks. They are loaded before the
+// loop, carried by it as loop values into each chunk's steps, and stored
+// once after it, with one barrier after the stores; inside the loop the
+// accumulator tile is neither loaded nor stored. Emulated, the one warp's
+// lanes keep the fragments of all four warp tiles in eight buffers loaded
+// before the loop.
+
+// CHECK-LABEL: func.func @chunk_loop(
+// CHECK:         %[[INIT0:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK:         %[[INIT1:.*]] = vector.from_elements {{.*}} : vector<2x2xf32>
+// CHECK:         %[[D:.*]]:2 = scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%[[ACC0:.*]] = %[[INIT0]], %[[ACC1:.*]] = %[[INIT1]]) -> (vector<2x2xf32>, vector<2x2xf32>) {
+// CHECK-NOT:       memref<32x32xf32
+// CHECK:           %[[STEPS:.*]]:2 = scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args(%{{.*}} = %[[ACC0]], %{{.*}} = %[[ACC1]])
+// CHECK:             nvgpu.mma.sync
+// CHECK-NOT:       memref<32x32xf32
+// CHECK:           scf.yield %[[STEPS]]#0, %[[STEPS]]#1 : vector<2x2xf32>, vector<2x2xf32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[D00:.*]] = vector.extract %[[D]]#0[0, 0]
+// CHECK-NEXT:    memref.store %[[D00]], %{{.*}} : memref<32x32xf32
+// CHECK-COUNT-7: memref.store {{.*}} : memref<32x32xf32
+// CHECK-NEXT:    gpu.barrier
+
+// EMULATED-LABEL: func.func @chunk_loop(
+// EMULATED-COUNT-8: memref.alloca() : memref<32x2x2xf32>
+// EMULATED:         memref.load {{.*}} : memref<32x32xf32
+// EMULATED:         scf.for %{{.*}} = %c0 to %c128 step %c64 {
+// EMULATED-NOT:       memref<32x32xf32
+// EMULATED:           arith.mulf
+// EMULATED-NOT:       memref<32x32xf32
+// EMULATED:         memref.store {{.*}} : memref<32x32xf32
+func.func @chunk_loop(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    scf.for %k = %c0 to %c128 step %c64 {
+      %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+      %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    }
+  }
+  return
+}
+
+// -----
+
+// A chunk loop that also writes the accumulator between the products (as
+// flash attention rescales its output) cannot keep it in the warps: each
+// product loads and stores its fragments, and the loop carries nothing.
+
+// CHECK-LABEL: func.func @chunk_loop_touched(
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
+// CHECK:             memref.load {{.*}} : memref<32x32xf32
+// CHECK:             nvgpu.mma.sync
+// CHECK:             memref.store {{.*}} : memref<32x32xf32
+func.func @chunk_loop_touched(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %half = arith.constant 0.5 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    scf.for %k = %c0 to %c128 step %c64 {
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%out: f32):
+        %scaled = arith.mulf %out, %half : f32
+        linalg.yield %scaled : f32
+      }
+      %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+      %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    }
+  }
+  return
+}
+
+// -----
+
 // Extents that the instruction tiles do not cover exactly (17 rows, 12
 // columns, 24 steps): two tiles down, two across, two instructions of 16
 // steps; an element past an extent is read at the last one and replaced by
