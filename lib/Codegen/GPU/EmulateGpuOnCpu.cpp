@@ -42,6 +42,14 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   if (!launch.getBody().hasOneBlock() || !launch.getAsyncDependencies().empty())
     return launch.emitOpError("cannot be emulated on the CPU");
 
+  bool usesDynamicShared =
+      launch.getBody()
+          .walk([](gpu::DynamicSharedMemoryOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
+  if (usesDynamicShared && !launch.getDynamicSharedMemorySize())
+    return launch.emitOpError("uses dynamic shared memory but gives no "
+                              "size for it; it cannot be emulated");
+
   // The thread's own buffers of static shape (the emulated warp's fragment
   // buffers) are allocated once, before the loops over the grid: the
   // blocks run one after another, and a buffer allocated inside the loops
@@ -75,6 +83,34 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
   mapDim3(gridDims, grid);
   mapDim3(blockDims, {one, one, one});
 
+  // Shared memory: a buffer in the default memory space, allocated before
+  // the loops over the grid too and reused by each block in turn (on the
+  // stack inside the loops, a grid of blocks with tens of kilobytes each
+  // would overflow it).
+  auto withoutMemorySpace = [](Type type) {
+    auto memref = cast<MemRefType>(type);
+    return MemRefType::get(memref.getShape(), memref.getElementType(),
+                           memref.getLayout());
+  };
+  for (BlockArgument shared : launch.getWorkgroupAttributions()) {
+    auto type = cast<MemRefType>(shared.getType());
+    auto hostType = MemRefType::get(type.getShape(), type.getElementType());
+    mapping.map(shared,
+                memref::AllocaOp::create(rewriter, loc, hostType).getResult());
+  }
+  Value dynamicShared;
+  if (Value size = launch.getDynamicSharedMemorySize();
+      size && usesDynamicShared) {
+    Value bytes = arith::IndexCastOp::create(rewriter, loc,
+                                             rewriter.getIndexType(), size);
+    dynamicShared =
+        memref::AllocaOp::create(
+            rewriter, loc,
+            MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type()),
+            ValueRange{bytes}, ValueRange{}, IntegerAttr())
+            .getResult();
+  }
+
   SmallVector<Value, 3> ivs;
   for (Value extent : {grid.x, grid.y, grid.z}) {
     auto loop = scf::ForOp::create(rewriter, loc, zero, extent, one);
@@ -82,19 +118,6 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
     rewriter.setInsertionPointToStart(loop.getBody());
   }
   mapDim3(blockIds, {ivs[0], ivs[1], ivs[2]});
-
-  // Shared memory: a buffer per block, in the default memory space.
-  for (BlockArgument shared : launch.getWorkgroupAttributions()) {
-    auto type = cast<MemRefType>(shared.getType());
-    auto hostType = MemRefType::get(type.getShape(), type.getElementType());
-    mapping.map(shared,
-                memref::AllocaOp::create(rewriter, loc, hostType).getResult());
-  }
-  auto withoutMemorySpace = [](Type type) {
-    auto memref = cast<MemRefType>(type);
-    return MemRefType::get(memref.getShape(), memref.getElementType(),
-                           memref.getLayout());
-  };
   for (Operation &op : body.without_terminator()) {
     if (auto alloca = dyn_cast<memref::AllocaOp>(op);
         alloca && mapping.contains(alloca.getResult()))
@@ -105,16 +128,7 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
       continue;
     }
     if (auto shared = dyn_cast<gpu::DynamicSharedMemoryOp>(op)) {
-      // The block's dynamic shared memory: bytes on the stack.
-      Value bytes =
-          arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
-                                     launch.getDynamicSharedMemorySize());
-      mapping.map(shared.getResult(),
-                  memref::AllocaOp::create(
-                      rewriter, loc,
-                      cast<MemRefType>(withoutMemorySpace(shared.getType())),
-                      ValueRange{bytes}, ValueRange{}, IntegerAttr())
-                      .getResult());
+      mapping.map(shared.getResult(), dynamicShared);
       continue;
     }
     if (auto view = dyn_cast<memref::ViewOp>(op);
@@ -124,7 +138,7 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
           memref::ViewOp::create(
               rewriter, view.getLoc(), withoutMemorySpace(view.getType()),
               mapping.lookup(view.getSource()),
-              mapping.lookup(view.getByteShift()),
+              mapping.lookupOrDefault(view.getByteShift()),
               llvm::map_to_vector(
                   view.getSizes(),
                   [&](Value size) { return mapping.lookupOrDefault(size); }))

@@ -23,8 +23,28 @@ namespace tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
-/// Output tiles of `tile` x `tile` for a contraction at the top level of a
-/// function, one batch element at a time, one block each, then (level 1)
+/// The output tile's rows and columns where the strategy chooses them: 64
+/// x 64 (four warps of 32 x 32 each, whose fragments of A and B each serve
+/// two and four instructions) where the product has at least as many such
+/// tiles as an H100 has multiprocessors, so that none idles; else 32 x 32,
+/// which gives a small product (a batch-1 layer of 197 or 384 rows) four
+/// times the blocks.
+static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
+                                     const linalg::ContractionDimensions &dims) {
+  constexpr int64_t kLargeTile = 64, kSmallTile = 32, kMultiprocessors = 132;
+  if (llvm::any_of(ranges, ShapedType::isDynamic))
+    return kSmallTile;
+  int64_t blocks = 1;
+  for (unsigned b : dims.batch)
+    blocks *= ranges[b];
+  for (unsigned dim : {dims.m.back(), dims.n.back()})
+    blocks *= llvm::divideCeil(ranges[dim], kLargeTile);
+  return blocks >= kMultiprocessors ? kLargeTile : kSmallTile;
+}
+
+/// Output tiles of `tile` x `tile` (0: chosen by chooseContractionTile) for
+/// a contraction at the top level of a function, one batch element at a
+/// time, one block each, then (level 1)
 /// its reduction in chunks of `chunk` steps where it is longer, each chunk
 /// of the operands staged in shared memory by tfm-map-to-gpu; null for a
 /// contraction whose batch, row and column loops would need more than the
@@ -38,6 +58,8 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
       dims->batch.size() + 2 > 3)
     return {};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (tile <= 0)
+    tile = chooseContractionTile(ranges, *dims);
   auto clampTo = [&](unsigned dim) {
     return ShapedType::isDynamic(ranges[dim])
                ? tile

@@ -481,50 +481,53 @@ int64_t getStepsCovered(const MmaContraction &contraction) {
   return llvm::alignTo(contraction.steps, getMmaSteps(contraction.kind));
 }
 
-/// A warp's tile: one row of instruction tiles, `tiles` of them side by
-/// side, which share the A fragment of each reduction step (register
-/// blocking: A is loaded once for them all). As many as four, while the
+/// A warp's tile: `tileRows` x `tileColumns` instruction tiles, which share
+/// at every step of the reduction the A fragment of each of their rows and
+/// the B fragment of each of their columns (register blocking: 2 + 4
+/// fragment loads feed 8 instructions in a 2 x 4 warp tile, 32 x 32 of the
+/// output). As large as 2 x 4 (then 1 x 4, 2 x 2, 1 x 2, 2 x 1), while the
 /// block's contraction still has at least four warp tiles (one for each
 /// warp of the default 128-thread block); the same in the emulation, so
 /// that it checks the code the GPU runs.
 struct WarpTiling {
-  int64_t rows, columns; // instruction tiles of the contraction
-  int64_t tiles;         // instruction tiles per warp tile
+  int64_t rows, columns;                 // instruction tiles of the contraction
+  int64_t tileRows = 1, tileColumns = 1; // instruction tiles per warp tile
 
   explicit WarpTiling(const MmaContraction &contraction)
       : rows(llvm::divideCeil(contraction.rows, kMmaRows)),
-        columns(llvm::divideCeil(contraction.columns, kMmaColumns)), tiles(1) {
-    for (int64_t candidate : {4, 2})
-      if (columns % candidate == 0 && rows * (columns / candidate) >= 4) {
-        tiles = candidate;
+        columns(llvm::divideCeil(contraction.columns, kMmaColumns)) {
+    for (auto [candidateRows, candidateColumns] :
+         {std::pair<int64_t, int64_t>(2, 4), {1, 4}, {2, 2}, {1, 2}, {2, 1}})
+      if (rows % candidateRows == 0 && columns % candidateColumns == 0 &&
+          (rows / candidateRows) * (columns / candidateColumns) >= 4) {
+        tileRows = candidateRows;
+        tileColumns = candidateColumns;
         break;
       }
   }
 
-  int64_t getWarpTileCount() const { return rows * (columns / tiles); }
-
-  /// The output corner (m0, n0) of warp tile `warpTile`'s first
-  /// instruction tile, the warp tiles numbered row-major; the others are
-  /// 8 columns apart.
-  std::pair<Value, Value> getCorner(OpBuilder &b, Location loc,
-                                    Value warpTile) const {
-    IndexMath m{b, loc};
-    int64_t perRow = columns / tiles;
-    return {m.mul(m.div(warpTile, perRow), kMmaRows),
-            m.mul(m.mod(warpTile, perRow), tiles * kMmaColumns)};
+  int64_t getWarpTileCount() const {
+    return (rows / tileRows) * (columns / tileColumns);
   }
+  int64_t getTileSize() const { return tileRows * tileColumns; }
 
-  /// The instruction tiles of warp tile `warpTile`: their first output row
-  /// and the first output column of each.
+  /// The instruction tiles of warp tile `warpTile` (the warp tiles numbered
+  /// row-major): the first output row of each row of them (16 apart) and
+  /// the first output column of each column (8 apart). Their fragments
+  /// are kept row-major: instruction tile (i, j) is fragment
+  /// i * tileColumns + j.
   struct Tile {
-    Value m0;
-    SmallVector<Value> columns;
+    SmallVector<Value> rows, columns;
   };
   Tile getTile(OpBuilder &b, Location loc, Value warpTile) const {
+    IndexMath m{b, loc};
+    int64_t perRow = columns / tileColumns;
+    Value m0 = m.mul(m.div(warpTile, perRow), tileRows * kMmaRows);
+    Value n0 = m.mul(m.mod(warpTile, perRow), tileColumns * kMmaColumns);
     Tile tile;
-    Value n0;
-    std::tie(tile.m0, n0) = getCorner(b, loc, warpTile);
-    for (int64_t j = 0; j < tiles; ++j)
+    for (int64_t i = 0; i < tileRows; ++i)
+      tile.rows.push_back(addConstant(b, loc, m0, i * kMmaRows));
+    for (int64_t j = 0; j < tileColumns; ++j)
       tile.columns.push_back(addConstant(b, loc, n0, j * kMmaColumns));
     return tile;
   }
@@ -542,27 +545,39 @@ struct WarpTiling {
   }
 };
 
+/// Calls `body(m0, n0, fragment)` for each instruction tile of `tile`, in
+/// the order of its fragments.
+void forEachInstructionTile(const WarpTiling::Tile &tile,
+                            function_ref<void(Value, Value, int64_t)> body) {
+  int64_t fragment = 0;
+  for (Value m0 : tile.rows)
+    for (Value n0 : tile.columns)
+      body(m0, n0, fragment++);
+}
+
 /// The accumulator fragments of `tile`'s instruction tiles, loaded.
 SmallVector<Value> loadAccumulators(OpBuilder &b, Location loc,
                                     const FragmentAccess &access, LaneIds ids,
                                     const WarpTiling::Tile &tile) {
   SmallVector<Value> fragments;
-  for (Value n : tile.columns)
-    fragments.push_back(
-        access.load(b, loc, Operand::C, ids, tile.m0, n, nullptr));
+  forEachInstructionTile(tile, [&](Value m0, Value n0, int64_t) {
+    fragments.push_back(access.load(b, loc, Operand::C, ids, m0, n0, nullptr));
+  });
   return fragments;
 }
 
 void storeAccumulators(OpBuilder &b, Location loc, const FragmentAccess &access,
                        LaneIds ids, const WarpTiling::Tile &tile,
                        ValueRange fragments) {
-  for (auto [n, fragment] : llvm::zip_equal(tile.columns, fragments))
-    access.store(b, loc, fragment, ids, tile.m0, n);
+  forEachInstructionTile(tile, [&](Value m0, Value n0, int64_t fragment) {
+    access.store(b, loc, fragments[fragment], ids, m0, n0);
+  });
 }
 
 /// `tile`'s product over the contraction's reduction, from `accumulators`:
-/// at every 16 (8 with TF32) steps one mma.sync per instruction tile, all
-/// with the step's one A fragment. Returns the updated accumulators.
+/// at every 16 (8 with TF32) steps, the A fragment of each row of
+/// instruction tiles and the B fragment of each column, then one mma.sync
+/// per instruction tile. Returns the updated accumulators.
 ValueRange emitSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
                      const MmaContraction &contraction, LaneIds ids,
                      const WarpTiling::Tile &tile, ValueRange accumulators) {
@@ -571,21 +586,25 @@ ValueRange emitSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
       constantIndex(b, loc, getStepsCovered(contraction)),
       constantIndex(b, loc, getMmaSteps(contraction.kind)), accumulators,
       [&](OpBuilder &nb, Location nloc, Value k0, ValueRange current) {
-        Value a = access.load(nb, nloc, Operand::A, ids, tile.m0,
-                              tile.columns[0], k0);
-        SmallVector<Value> next;
-        for (auto [n, acc] : llvm::zip_equal(tile.columns, current)) {
-          Value bFragment =
-              access.load(nb, nloc, Operand::B, ids, tile.m0, n, k0);
-          next.push_back(
-              contraction.kind == MmaKind::BF16
-                  ? createBf16MmaSync(nb, nloc, a, bFragment, acc)
-                  : nvgpu::MmaSyncOp::create(
-                        nb, nloc, a, bFragment, acc,
-                        ArrayRef<int64_t>{kMmaRows, kMmaColumns,
-                                          getMmaSteps(contraction.kind)},
-                        /*tf32Enabled=*/contraction.kind == MmaKind::TF32));
-        }
+        SmallVector<Value> aFragments, bFragments, next;
+        for (Value m0 : tile.rows)
+          aFragments.push_back(access.load(nb, nloc, Operand::A, ids, m0,
+                                           tile.columns[0], k0));
+        for (Value n0 : tile.columns)
+          bFragments.push_back(
+              access.load(nb, nloc, Operand::B, ids, tile.rows[0], n0, k0));
+        for (auto [i, a] : llvm::enumerate(aFragments))
+          for (auto [j, bFragment] : llvm::enumerate(bFragments)) {
+            Value acc = current[i * tile.columns.size() + j];
+            next.push_back(
+                contraction.kind == MmaKind::BF16
+                    ? createBf16MmaSync(nb, nloc, a, bFragment, acc)
+                    : nvgpu::MmaSyncOp::create(
+                          nb, nloc, a, bFragment, acc,
+                          ArrayRef<int64_t>{kMmaRows, kMmaColumns,
+                                            getMmaSteps(contraction.kind)},
+                          /*tf32Enabled=*/contraction.kind == MmaKind::TF32));
+          }
         scf::YieldOp::create(nb, nloc, next);
       });
   return steps.getResults();
@@ -791,20 +810,22 @@ Value allocateFragments(OpBuilder &b, Location loc,
       .getResult();
 }
 
-/// The emulated warp's buffers for one warp tile's multiplicands: A's
-/// fragments, each instruction tile's B, and the row starts the lanes give
-/// ldmatrix, by the rank of the buffer it reads.
+/// The emulated warp's buffers for one warp tile's multiplicands: the A
+/// fragments of each row of instruction tiles, the B fragments of each
+/// column, and the row starts the lanes give ldmatrix, by the rank of the
+/// buffer it reads.
 struct EmulatedOperands {
-  Value a;
-  SmallVector<Value> b;
+  SmallVector<Value> a, b;
   llvm::SmallDenseMap<int64_t, Value> rowStarts;
 };
 
 EmulatedOperands allocateOperands(OpBuilder &b, Location loc,
-                                  const FragmentAccess &access, int64_t tiles) {
+                                  const FragmentAccess &access,
+                                  const WarpTiling &tiling) {
   EmulatedOperands operands;
-  operands.a = allocateFragments(b, loc, access, Operand::A);
-  for (int64_t j = 0; j < tiles; ++j)
+  for (int64_t i = 0; i < tiling.tileRows; ++i)
+    operands.a.push_back(allocateFragments(b, loc, access, Operand::A));
+  for (int64_t j = 0; j < tiling.tileColumns; ++j)
     operands.b.push_back(allocateFragments(b, loc, access, Operand::B));
   for (Operand operand : {Operand::A, Operand::B})
     if (std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand)) {
@@ -818,6 +839,16 @@ EmulatedOperands allocateOperands(OpBuilder &b, Location loc,
   return operands;
 }
 
+/// Accumulator buffers for the fragments of a warp tile.
+SmallVector<Value> allocateAccumulators(OpBuilder &b, Location loc,
+                                        const FragmentAccess &access,
+                                        const WarpTiling &tiling) {
+  SmallVector<Value> buffers;
+  for (int64_t i = 0; i < tiling.getTileSize(); ++i)
+    buffers.push_back(allocateFragments(b, loc, access, Operand::C));
+  return buffers;
+}
+
 /// Each lane's accumulator fragments of `tile` loaded into `cBuffers` (one
 /// per instruction tile), or stored from them.
 void emulateLoadAccumulators(OpBuilder &b, Location loc,
@@ -826,11 +857,13 @@ void emulateLoadAccumulators(OpBuilder &b, Location loc,
                              ArrayRef<Value> cBuffers) {
   forEachLane(b, loc,
               [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-                for (auto [n, buffer] : llvm::zip_equal(tile.columns, cBuffers))
-                  spillFragment(nb, nloc,
-                                access.load(nb, nloc, Operand::C, ids, tile.m0,
-                                            n, nullptr),
-                                buffer, lane);
+                forEachInstructionTile(
+                    tile, [&](Value m0, Value n0, int64_t fragment) {
+                      spillFragment(nb, nloc,
+                                    access.load(nb, nloc, Operand::C, ids, m0,
+                                                n0, nullptr),
+                                    cBuffers[fragment], lane);
+                    });
               });
 }
 
@@ -838,19 +871,23 @@ void emulateStoreAccumulators(OpBuilder &b, Location loc,
                               const FragmentAccess &access,
                               const WarpTiling::Tile &tile,
                               ArrayRef<Value> cBuffers) {
-  forEachLane(
-      b, loc, [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
-        for (auto [n, buffer] : llvm::zip_equal(tile.columns, cBuffers))
-          access.store(nb, nloc,
-                       reloadFragment(nb, nloc, access.getType(Operand::C),
-                                      buffer, lane),
-                       ids, tile.m0, n);
-      });
+  forEachLane(b, loc,
+              [&](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                forEachInstructionTile(
+                    tile, [&](Value m0, Value n0, int64_t fragment) {
+                      access.store(
+                          nb, nloc,
+                          reloadFragment(nb, nloc, access.getType(Operand::C),
+                                         cBuffers[fragment], lane),
+                          ids, m0, n0);
+                    });
+              });
 }
 
-/// emitSteps on the emulated warp: at every step, A's and each instruction
-/// tile's B fragments loaded for every lane (through the emulated ldmatrix
-/// where the GPU uses it), then the instructions on the buffers.
+/// emitSteps on the emulated warp: at every step, the A fragments of each
+/// row and the B fragments of each column loaded for every lane (through
+/// the emulated ldmatrix where the GPU uses it), then the instructions on
+/// the buffers.
 void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
                   const MmaContraction &contraction,
                   const EmulatedOperands &operands,
@@ -862,20 +899,22 @@ void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToStart(steps.getBody());
   Value k0 = steps.getInductionVar();
-  SmallVector<std::tuple<Operand, Value, Value>> inputs{
-      {Operand::A, operands.a, tile.columns[0]}};
-  for (auto [n, buffer] : llvm::zip_equal(tile.columns, operands.b))
-    inputs.push_back({Operand::B, buffer, n});
-  for (auto [operand, fragments, n] : inputs) {
+  // (operand, its fragments' buffer, the instruction tile's corner).
+  SmallVector<std::tuple<Operand, Value, Value, Value>> inputs;
+  for (auto [m0, buffer] : llvm::zip_equal(tile.rows, operands.a))
+    inputs.push_back({Operand::A, buffer, m0, tile.columns[0]});
+  for (auto [n0, buffer] : llvm::zip_equal(tile.columns, operands.b))
+    inputs.push_back({Operand::B, buffer, tile.rows[0], n0});
+  for (auto [operand, fragments, m0, n0] : inputs) {
     std::optional<MatrixLoad> matrixLoad = access.getMatrixLoad(operand);
     if (!matrixLoad) {
       forEachLane(b, loc,
-                  [&, operand = operand, fragments = fragments,
-                   n = n](OpBuilder &nb, Location nloc, LaneIds ids,
-                          Value lane) {
+                  [&, operand = operand, fragments = fragments, m0 = m0,
+                   n0 = n0](OpBuilder &nb, Location nloc, LaneIds ids,
+                            Value lane) {
                     spillFragment(
                         nb, nloc,
-                        access.load(nb, nloc, operand, ids, tile.m0, n, k0),
+                        access.load(nb, nloc, operand, ids, m0, n0, k0),
                         fragments, lane);
                   });
       continue;
@@ -884,12 +923,12 @@ void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
     auto memory = cast<MemRefType>(matrixLoad->shared.getType());
     Value rowStarts = operands.rowStarts.lookup(memory.getRank());
     forEachLane(b, loc,
-                [&, operand = operand,
-                 n = n](OpBuilder &nb, Location nloc, LaneIds ids, Value lane) {
+                [&, operand = operand, m0 = m0,
+                 n0 = n0](OpBuilder &nb, Location nloc, LaneIds ids,
+                          Value lane) {
                   for (auto [d, index] :
                        llvm::enumerate(access.getMatrixRowIndices(
-                           nb, nloc, operand, *matrixLoad, ids, tile.m0, n,
-                           k0)))
+                           nb, nloc, operand, *matrixLoad, ids, m0, n0, k0)))
                     memref::StoreOp::create(
                         nb, nloc, index, rowStarts,
                         ValueRange{lane, constantIndex(nb, nloc, d)});
@@ -897,9 +936,10 @@ void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
     emulateLdmatrix(b, loc, matrixLoad->shared, rowStarts, fragments,
                     matrixLoad->transpose, matrixLoad->tiles);
   }
-  for (auto [bFragments, cFragments] : llvm::zip_equal(operands.b, cBuffers))
-    emulateMmaSync(b, loc, contraction.kind, operands.a, bFragments,
-                   cFragments);
+  for (auto [i, aFragments] : llvm::enumerate(operands.a))
+    for (auto [j, bFragments] : llvm::enumerate(operands.b))
+      emulateMmaSync(b, loc, contraction.kind, aFragments, bFragments,
+                     cBuffers[i * operands.b.size() + j]);
 }
 
 } // namespace
@@ -993,10 +1033,8 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
   Location loc = op.getLoc();
   FragmentAccess access(op, contraction, /*emulated=*/true);
   WarpTiling tiling(contraction);
-  EmulatedOperands operands = allocateOperands(b, loc, access, tiling.tiles);
-  SmallVector<Value> cBuffers;
-  for (int64_t j = 0; j < tiling.tiles; ++j)
-    cBuffers.push_back(allocateFragments(b, loc, access, Operand::C));
+  EmulatedOperands operands = allocateOperands(b, loc, access, tiling);
+  SmallVector<Value> cBuffers = allocateAccumulators(b, loc, access, tiling);
   OpBuilder::InsertionGuard guard(b);
   auto [loop, tile] = tiling.createLoop(b, loc, constantIndex(b, loc, 0), 1);
   emulateLoadAccumulators(b, loc, access, tile, cBuffers);
@@ -1059,13 +1097,11 @@ WarpAccumulators::WarpAccumulators(OpBuilder &b, linalg::LinalgOp op,
           fragments, loadAccumulators(b, loc, impl->access, impl->ids, tile));
     return;
   }
-  impl->operands =
-      allocateOperands(b, loc, impl->access, impl->tiling.tiles);
+  impl->operands = allocateOperands(b, loc, impl->access, impl->tiling);
   for (const WarpTiling::Tile &tile : impl->tiles) {
-    SmallVector<Value> &buffers = impl->cBuffers.emplace_back();
-    for (int64_t j = 0; j < impl->tiling.tiles; ++j)
-      buffers.push_back(allocateFragments(b, loc, impl->access, Operand::C));
-    emulateLoadAccumulators(b, loc, impl->access, tile, buffers);
+    impl->cBuffers.push_back(
+        allocateAccumulators(b, loc, impl->access, impl->tiling));
+    emulateLoadAccumulators(b, loc, impl->access, tile, impl->cBuffers.back());
   }
 }
 
@@ -1085,7 +1121,7 @@ SmallVector<Value> WarpAccumulators::accumulate(
          "a contraction into the kept accumulators");
   Location loc = op.getLoc();
   FragmentAccess access(op, contraction, impl->emulated);
-  int64_t tiles = impl->tiling.tiles;
+  int64_t tiles = impl->tiling.getTileSize();
   SmallVector<Value> next;
   for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
     if (impl->emulated) {
@@ -1101,7 +1137,7 @@ SmallVector<Value> WarpAccumulators::accumulate(
 
 void WarpAccumulators::store(OpBuilder &b, Location loc,
                              ValueRange final) const {
-  int64_t tiles = impl->tiling.tiles;
+  int64_t tiles = impl->tiling.getTileSize();
   for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
     if (impl->emulated)
       emulateStoreAccumulators(b, loc, impl->access, tile, impl->cBuffers[i]);

@@ -1,13 +1,14 @@
 //===- WarpMma.h - A block tile's product on tensor cores -------*- C++ -*-===//
 //
 // What `tfm-map-to-gpu` emits for a contraction of a block tile that the
-// tensor cores can compute: warps step through the tile's warp tiles (a row
-// of up to four 16 x 8 output tiles), each output tile an accumulator
+// tensor cores can compute: warps step through the tile's warp tiles (up to
+// 2 x 4 instruction tiles of 16 x 8), each instruction tile an accumulator
 // fragment in registers updated by `nvgpu.mma.sync` (m16n8k16 with float16
 // or bfloat16 operands, m16n8k8 with TF32; float32 accumulators) at every
-// step of the reduction, the step's A fragment shared by the warp tile,
-// operands' fragments loaded by `nvgpu.ldmatrix` where they are in shared
-// memory; and the same code run
+// step of the reduction, the step's A fragment of a row of instruction
+// tiles and B fragment of a column shared by the warp tile, operands'
+// fragments loaded by `nvgpu.ldmatrix` where they are in shared memory
+// (WarpAccumulators: kept across a reduction's chunks); and the same code run
 // on the CPU, with the 32 lanes of the one emulated warp looped over and
 // the warp's instructions replaced by an independent reading of the PTX
 // ISA's fragment layouts (tfm-map-to-gpu{emulate-warps}).

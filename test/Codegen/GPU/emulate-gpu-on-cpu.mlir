@@ -2,16 +2,17 @@
 
 // A launch of one-thread blocks becomes a loop nest over the grid: the block
 // ids are the induction variables, the thread id is 0, shared memory is a
-// stack buffer and barriers are gone; device memory is host memory.
+// stack buffer allocated once before the loops (each block reuses it) and
+// barriers are gone; device memory is host memory.
 
 // CHECK-LABEL: func.func @launch(
 // CHECK-SAME:      %[[X:.*]]: memref<8xf32>
 // CHECK:         %[[D:.*]] = memref.alloc() : memref<8xf32>
 // CHECK-NEXT:    memref.copy %[[X]], %[[D]]
-// CHECK:         scf.for %[[B:.*]] = %[[C0:.*]] to %c8 step %[[C1:.*]] {
+// CHECK:         %[[SHARED:.*]] = memref.alloca() : memref<1xf32>
+// CHECK-NEXT:    scf.for %[[B:.*]] = %[[C0:.*]] to %c8 step %[[C1:.*]] {
 // CHECK-NEXT:      scf.for %{{.*}} = %[[C0]] to %c1 step %[[C1]] {
 // CHECK-NEXT:        scf.for %{{.*}} = %[[C0]] to %c1 step %[[C1]] {
-// CHECK-NEXT:          %[[SHARED:.*]] = memref.alloca() : memref<1xf32>
 // CHECK-NEXT:          %[[V:.*]] = memref.load %[[D]][%[[B]]]
 // CHECK-NEXT:          memref.store %[[V]], %[[SHARED]][%[[C0]]]
 // CHECK-NEXT:          %[[W:.*]] = memref.load %[[SHARED]][%[[C0]]]
@@ -37,6 +38,47 @@ func.func @launch(%x: memref<8xf32>) {
   }
   gpu.memcpy %x, %d : memref<8xf32>, memref<8xf32>
   gpu.dealloc %d : memref<8xf32>
+  return
+}
+
+// -----
+
+// Dynamic shared memory: its bytes allocated once, before the loops over
+// the grid, and viewed as the block's buffers inside them.
+
+// CHECK-LABEL: func.func @dynamic_shared(
+// CHECK:         %[[BYTES:.*]] = memref.alloca(%{{.*}}) : memref<?xi8>
+// CHECK-NEXT:    scf.for
+// CHECK-NOT:       memref.alloca
+// CHECK:           memref.view %[[BYTES]][%{{.*}}][] : memref<?xi8> to memref<4xf32>
+func.func @dynamic_shared(%x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %bytes = arith.constant 16 : i32
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c8, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1)
+             dynamic_shared_memory_size %bytes {
+    %shared = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %tile = memref.view %shared[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<4xf32, #gpu.address_space<workgroup>>
+    %v = memref.load %x[%b] : memref<8xf32>
+    memref.store %v, %tile[%t] : memref<4xf32, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @dynamic_shared_without_size(%x: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @below {{uses dynamic shared memory but gives no size for it; it cannot be emulated}}
+  gpu.launch blocks(%b, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%t, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %shared = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    gpu.terminator
+  }
   return
 }
 

@@ -42,7 +42,8 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
 
 // -----
 
-// A matmul at the top level of a function: 32 x 32 output tiles, one block
+// A matmul at the top level of a function: 32 x 32 output tiles (a small
+// product: fewer 64 x 64 tiles than an H100 has multiprocessors), one block
 // each (`contraction-tile` changes the size), and its 96 reduction steps
 // in chunks of 64 (`reduction-tile`), staged one after the other. Applied,
 // the 16 columns that 32 does not divide are split off into tiles of their
@@ -64,6 +65,28 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
 func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80xf32>) -> tensor<64x80xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x96xf32>, tensor<96x80xf32>) outs(%c : tensor<64x80xf32>) -> tensor<64x80xf32>
   return %0 : tensor<64x80xf32>
+}
+
+// -----
+
+// A product with at least 132 tiles of 64 x 64 (12 x 12 here; a batch
+// counts too, 33 x 1 x 4) gets those: four warps of 32 x 32 in each block.
+// One tile short of 132 (131 batch elements of one tile each) keeps 32 x 32.
+
+// CHECK-LABEL: func.func @large_products(
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[64, 64, 0], [0, 0, 64]]>}
+//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 64, 64, 0]]>}
+//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 32, 0]]>}
+// OPTIONS-LABEL: func.func @large_products(
+//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0], [0, 0, 32]]
+func.func @large_products(%a: tensor<768x128xf16>, %b: tensor<128x768xf16>, %c: tensor<768x768xf32>,
+                          %ba: tensor<33x64x32xf16>, %bb: tensor<33x32x256xf16>, %bc: tensor<33x64x256xf32>,
+                          %sa: tensor<131x64x32xf16>, %sb: tensor<131x32x64xf16>, %sc: tensor<131x64x64xf32>)
+    -> (tensor<768x768xf32>, tensor<33x64x256xf32>, tensor<131x64x64xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<768x128xf16>, tensor<128x768xf16>) outs(%c : tensor<768x768xf32>) -> tensor<768x768xf32>
+  %1 = linalg.batch_matmul ins(%ba, %bb : tensor<33x64x32xf16>, tensor<33x32x256xf16>) outs(%bc : tensor<33x64x256xf32>) -> tensor<33x64x256xf32>
+  %2 = linalg.batch_matmul ins(%sa, %sb : tensor<131x64x32xf16>, tensor<131x32x64xf16>) outs(%sc : tensor<131x64x64xf32>) -> tensor<131x64x64xf32>
+  return %0, %1, %2 : tensor<768x768xf32>, tensor<33x64x256xf32>, tensor<131x64x64xf32>
 }
 
 // -----

@@ -32,9 +32,9 @@
 // CHECK:               memref.load %{{.*}}[%[[ROW]], %[[KA]]] : memref<32x96xf16
 // CHECK:               %[[A:.*]] = vector.from_elements {{.*}} : vector<4x2xf16>
 // CHECK:               %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
-// CHECK:               %[[NEXT0:.*]] = nvgpu.mma.sync(%[[A]], %[[B0]], %[[ACC0]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK-NOT:           vector<4x2xf16>
 // CHECK:               %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:               %[[NEXT0:.*]] = nvgpu.mma.sync(%[[A]], %[[B0]], %[[ACC0]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK:               %[[NEXT1:.*]] = nvgpu.mma.sync(%[[A]], %[[B1]], %[[ACC1]])
 // CHECK:               scf.yield %[[NEXT0]], %[[NEXT1]] : vector<2x2xf32>, vector<2x2xf32>
 // CHECK:             %[[D00:.*]] = vector.extract %[[D]]#0[0, 0]
@@ -190,6 +190,44 @@ func.func @shared_operands(%a: memref<64x64xf16>, %b: memref<64x64xf16>, %c: mem
     %tb = memref.alloc() : memref<64x32xf16>
     memref.copy %sb, %tb : memref<64x32xf16, strided<[64, 1], offset: ?>> to memref<64x32xf16>
     linalg.matmul ins(%ta, %tb : memref<32x64xf16>, memref<64x32xf16>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
+// A 64 x 64 block tile: four warp tiles of 2 x 4 instruction tiles (32 x
+// 32 of the output), one per warp. At every 16 steps a warp loads the A
+// fragments of its two rows and the B fragments of its four columns, then
+// issues the eight mma.sync, each instruction tile (i, j) with row i's A,
+// column j's B and accumulator i * 4 + j.
+
+// CHECK-LABEL: func.func @warp_tile_2x4(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args({{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>, vector<2x2xf32>) {
+// CHECK-COUNT-2:     vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK-NOT:         nvgpu.mma.sync
+// CHECK:             %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK-COUNT-2:     vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:             %[[B3:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK-NEXT:        %[[D00:.*]] = nvgpu.mma.sync(%[[A0:.*]], %[[B0]], %{{.*}})
+// CHECK-COUNT-3:     nvgpu.mma.sync(%[[A0]],
+// CHECK-NEXT:        %[[D10:.*]] = nvgpu.mma.sync(%{{.*}}, %[[B0]], %{{.*}})
+// CHECK-COUNT-2:     nvgpu.mma.sync
+// CHECK-NEXT:        %[[D13:.*]] = nvgpu.mma.sync(%{{.*}}, %[[B3]], %{{.*}})
+// CHECK-NEXT:        scf.yield %[[D00]], {{.*}}, %[[D13]] :
+
+// EMULATED-LABEL: func.func @warp_tile_2x4(
+// EMULATED-COUNT-2: memref.alloca() : memref<32x4x2xf16>
+// EMULATED-COUNT-4: memref.alloca() : memref<32x2x2xf16>
+// EMULATED-COUNT-8: memref.alloca() : memref<32x2x2xf32>
+// EMULATED:         scf.for %{{.*}} = %c0 to %c4 step %c1 {
+func.func @warp_tile_2x4(%a: memref<128x32xf16>, %b: memref<32x128xf16>, %c: memref<128x128xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (128, 128) step (64, 64) {
+    %sa = memref.subview %a[%i, 0] [64, 32] [1, 1] : memref<128x32xf16> to memref<64x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 64] [1, 1] : memref<32x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [64, 64] [1, 1] : memref<128x128xf32> to memref<64x64xf32, strided<[128, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<64x32xf16, strided<[32, 1], offset: ?>>, memref<32x64xf16, strided<[128, 1], offset: ?>>) outs(%sc : memref<64x64xf32, strided<[128, 1], offset: ?>>)
   }
   return
 }

@@ -210,7 +210,10 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       and is decomposed untiled.
     - A contraction at the top level of a function (a linear layer's
       product, a batched matmul): output tiles of `contraction-tile` rows
-      and columns, one batch element at a time, one block each; inside a
+      and columns, one batch element at a time, one block each (by default
+      64 x 64 where the product has at least as many such tiles as an H100
+      has multiprocessors, 132, else 32 x 32, which gives a small product
+      four times the blocks); inside a
       block the tile's rows of the left operand and columns of the right one
       are staged through shared memory, so that each element read from
       global memory serves a whole row or column of the tile. A reduction
@@ -238,8 +241,9 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
     Option<"kvTileSize", "kv-tile", "int64_t", /*default=*/"64",
            "Keys per attention block">,
     Option<"contractionTileSize", "contraction-tile", "int64_t",
-           /*default=*/"32",
-           "Rows and columns of a contraction's output tile">,
+           /*default=*/"0",
+           "Rows and columns of a contraction's output tile (0: 64 or 32, "
+           "by the product's size)">,
     Option<"reductionTileSize", "reduction-tile", "int64_t",
            /*default=*/"64",
            "Reduction steps of a contraction staged at a time (0: all)">,
