@@ -13,6 +13,8 @@
 
 #include "AsyncCopy.h"
 
+#include "SharedMemory.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -90,10 +92,10 @@ Operation *tfm::emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy,
                               bool emulated) {
   Location loc = copy.getLoc();
   Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
-  // cp.async writes shared memory: the view behind the generic cast.
-  Value shared = target;
-  if (auto cast = target.getDefiningOp<memref::MemorySpaceCastOp>())
-    shared = cast.getSource();
+  // cp.async writes shared memory: the buffer behind the generic view.
+  Value shared = getSharedBuffer(target);
+  if (!shared)
+    shared = target;
   ArrayRef<int64_t> shape = cast<MemRefType>(source.getType()).getShape();
   int64_t total = ShapedType::getNumElements(shape);
 

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -91,16 +92,25 @@ static void promoteOperands(scf::ForallOp forall, int64_t sharedMemoryBytes) {
       if (root && forall->isProperAncestor(root) &&
           isa<memref::AllocOp, memref::AllocaOp>(root))
         continue;
-      int64_t bytes = type.getNumElements() * getElementBytes(type);
+      // Rows padded against shared memory's bank conflicts
+      // (getRowPadding); the operand is the buffer's leading part.
+      SmallVector<int64_t> shape(type.getShape());
+      shape.back() += getRowPadding(type);
+      auto bufferType = MemRefType::get(shape, type.getElementType());
+      int64_t bytes = bufferType.getNumElements() * getElementBytes(type);
       if (used + bytes > sharedMemoryBytes)
         continue;
       used += bytes;
       OpBuilder b(getStagingPoint(op, input->get(), forall));
-      auto staged = memref::AllocOp::create(
-          b, op.getLoc(),
-          MemRefType::get(type.getShape(), type.getElementType()));
-      linalg::CopyOp::create(b, op.getLoc(), ValueRange{input->get()},
-                             ValueRange{staged.getResult()});
+      Location loc = op.getLoc();
+      Value staged = memref::AllocOp::create(b, loc, bufferType);
+      if (bufferType != MemRefType::get(type.getShape(), type.getElementType()))
+        staged = memref::SubViewOp::create(
+            b, loc, staged, SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(0)),
+            getAsIndexOpFoldResult(b.getContext(), type.getShape()),
+            SmallVector<OpFoldResult>(shape.size(), b.getIndexAttr(1)));
+      linalg::CopyOp::create(b, loc, ValueRange{input->get()},
+                             ValueRange{staged});
       input->set(staged);
     }
   }

@@ -2,6 +2,8 @@
 
 #include "SharedMemory.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
@@ -32,4 +34,35 @@ Value tfm::getRootBuffer(Value view) {
   while (auto op = view.getDefiningOp<ViewLikeOpInterface>())
     view = op.getViewSource();
   return view;
+}
+
+int64_t tfm::getRowPadding(MemRefType type) {
+  if (type.getRank() < 2 || !type.hasStaticShape())
+    return 0;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
+                                  element.getIntOrFloatBitWidth() != 32))
+    return 0;
+  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  return type.getShape().back() * bytes % 64 == 0 ? 16 / bytes : 0;
+}
+
+Value tfm::getSharedBuffer(Value view) {
+  if (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getSourceType().getRank() != subview.getType().getRank() ||
+        !llvm::all_of(subview.getMixedOffsets(), isZeroInteger) ||
+        !llvm::all_of(subview.getMixedStrides(), isOneInteger))
+      return {};
+    view = subview.getSource();
+  }
+  auto cast = view.getDefiningOp<memref::MemorySpaceCastOp>();
+  if (!cast)
+    return {};
+  auto type = dyn_cast<MemRefType>(cast.getSource().getType());
+  auto space =
+      type ? dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace())
+           : nullptr;
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return {};
+  return cast.getSource();
 }

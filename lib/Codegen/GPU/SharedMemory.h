@@ -28,6 +28,22 @@ SmallVector<Operation *> getBlockBuffers(scf::ForallOp forall);
 /// The buffer `view` is a view of, following view-like ops.
 Value getRootBuffer(Value view);
 
+/// The elements by which tfm-gpu-promote-operands pads each row of a
+/// staging buffer of `type` (16 bytes), or 0. Rows whose bytes 64 divides
+/// all start in the same bank or two of shared memory's 32 four-byte
+/// banks, so the eight rows an `ldmatrix` matrix reads (or a fragment's
+/// eight rows of TF32 elements) would conflict; 16 bytes more a row put
+/// them in eight different groups of four banks.
+int64_t getRowPadding(MemRefType type);
+
+/// The shared-memory buffer (in the workgroup address space, as
+/// `ldmatrix` and `cp.async` need it) that `view`, a block buffer as its
+/// users see it after tfm-map-to-gpu's layout, addresses with the same
+/// indices: the buffer behind its cast to the generic address space, or
+/// behind a view of the leading part of a padded one; null for anything
+/// else.
+Value getSharedBuffer(Value view);
+
 } // namespace tfm
 } // namespace mlir
 

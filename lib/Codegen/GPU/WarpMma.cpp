@@ -27,6 +27,8 @@
 
 #include "WarpMma.h"
 
+#include "SharedMemory.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -244,16 +246,11 @@ public:
         (operand == Operand::A ? contraction.rows % kMmaRows
                                : contraction.columns % kMmaColumns) != 0)
       return std::nullopt;
-    auto spaceCast =
-        getOperand(operand).getDefiningOp<memref::MemorySpaceCastOp>();
-    if (!spaceCast)
+    Value shared = getSharedBuffer(getOperand(operand));
+    if (!shared)
       return std::nullopt;
-    auto type = dyn_cast<MemRefType>(spaceCast.getSource().getType());
-    if (!type)
-      return std::nullopt;
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-    if (!space || space.getValue() != gpu::AddressSpace::Workgroup ||
-        type.getElementType() != getType(operand).getElementType() ||
+    auto type = cast<MemRefType>(shared.getType());
+    if (type.getElementType() != getType(operand).getElementType() ||
         !type.getLayout().isIdentity() || !type.hasStaticShape() ||
         type.getRank() == 0 || type.getShape().back() % 8 != 0)
       return std::nullopt;
@@ -261,11 +258,11 @@ public:
     unsigned inner = cast<AffineDimExpr>(map.getResults().back()).getPosition();
     if (operand == Operand::A)
       return inner == contraction.k
-                 ? std::optional<MatrixLoad>({spaceCast.getSource(), false, 4})
+                 ? std::optional<MatrixLoad>({shared, false, 4})
                  : std::nullopt;
     if (inner == contraction.n)
-      return MatrixLoad{spaceCast.getSource(), true, 2};
-    return MatrixLoad{spaceCast.getSource(), false, 2};
+      return MatrixLoad{shared, true, 2};
+    return MatrixLoad{shared, false, 2};
   }
 
   /// The indices of the row start `ids.lane` points ldmatrix at.

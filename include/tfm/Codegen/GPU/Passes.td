@@ -20,6 +20,14 @@ def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
     query tile is copied once per block rather than once per key block.
     Operands are staged in program order while the tile's buffers fit in
     `shared-memory-bytes`; the others are read from global memory.
+
+    A buffer of 16- or 32-bit elements whose rows are a multiple of 64
+    bytes long gets 16 bytes of padding at the end of each row, and the
+    contraction reads its leading part (a `memref.subview`): unpadded, the
+    eight rows that one `ldmatrix` matrix (or one TF32 fragment) reads
+    would start in the same few of shared memory's 32 banks and be served
+    one after another; padded, they fall in eight different groups of four
+    banks.
   }];
   let options = [
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
