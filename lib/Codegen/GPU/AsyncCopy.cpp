@@ -46,15 +46,16 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 
 /// A loop over `count` items shared out between the block's threads
 /// (thread t takes t, t + blockSize, ...), with `body` given the item.
-void forEachItemOfThread(
+scf::ForOp forEachItemOfThread(
     OpBuilder &b, Location loc, Value thread, int64_t blockSize, int64_t count,
     function_ref<void(OpBuilder &, Location, Value)> body) {
-  scf::ForOp::create(b, loc, thread, constantIndex(b, loc, count),
-                     constantIndex(b, loc, blockSize), ValueRange{},
-                     [&](OpBuilder &nb, Location nloc, Value item, ValueRange) {
-                       body(nb, nloc, item);
-                       scf::YieldOp::create(nb, nloc);
-                     });
+  return scf::ForOp::create(
+      b, loc, thread, constantIndex(b, loc, count),
+      constantIndex(b, loc, blockSize), ValueRange{},
+      [&](OpBuilder &nb, Location nloc, Value item, ValueRange) {
+        body(nb, nloc, item);
+        scf::YieldOp::create(nb, nloc);
+      });
 }
 
 } // namespace
@@ -89,15 +90,26 @@ int64_t tfm::getAsyncCopyElements(linalg::CopyOp copy) {
 
 Operation *tfm::emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy,
                               int64_t elements, Value thread, int64_t blockSize,
-                              bool emulated) {
+                              bool emulated, bool commit) {
   Location loc = copy.getLoc();
   Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
   // cp.async writes shared memory: the buffer behind the generic view.
+  // A view that does not address it with the same indices (a slice of a
+  // block buffer) is copied element by element.
   Value shared = getSharedBuffer(target);
-  if (!shared)
-    shared = target;
   ArrayRef<int64_t> shape = cast<MemRefType>(source.getType()).getShape();
   int64_t total = ShapedType::getNumElements(shape);
+  auto copyElements = [&](OpBuilder &eb, Location eloc) {
+    return forEachItemOfThread(
+        eb, eloc, thread, blockSize, total,
+        [&](OpBuilder &nb, Location nloc, Value element) {
+          SmallVector<Value> indices = delinearize(nb, nloc, element, shape);
+          Value value = memref::LoadOp::create(nb, nloc, source, indices);
+          memref::StoreOp::create(nb, nloc, value, target, indices);
+        });
+  };
+  if (!shared && !emulated)
+    return copyElements(b, loc);
 
   // Whether the source's first element, hence every chunk, is aligned.
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, source);
@@ -130,28 +142,29 @@ Operation *tfm::emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy,
           memref::StoreOp::create(nb, nloc, value, target, at);
         }
       });
-  if (!emulated) {
-    // Every copy of this thread in one group; the caller waits for it.
-    nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
-  }
+  // Every copy of this thread in one group; the caller waits for it.
+  if (!emulated && commit)
+    emitAsyncCommit(b, loc);
 
   b.setInsertionPointToStart(&choice.getElseRegion().front());
-  forEachItemOfThread(
-      b, loc, thread, blockSize, total,
-      [&](OpBuilder &nb, Location nloc, Value element) {
-        SmallVector<Value> indices = delinearize(nb, nloc, element, shape);
-        Value value = memref::LoadOp::create(nb, nloc, source, indices);
-        memref::StoreOp::create(nb, nloc, value, target, indices);
-      });
+  copyElements(b, loc);
   return choice;
+}
+
+Value tfm::emitAsyncCommit(OpBuilder &b, Location loc) {
+  return nvgpu::DeviceAsyncCreateGroupOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
 }
 
 void tfm::emitAsyncWait(OpBuilder &b, Location loc) {
   // cp.async.wait_group waits for the thread's groups, whichever token it
   // names: an empty group stands for them (a thread that copied element by
   // element has none to wait for).
-  Value groups = nvgpu::DeviceAsyncCreateGroupOp::create(
-      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), ValueRange{});
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, groups, b.getI32IntegerAttr(0));
+  emitAsyncWaitAllBut(b, loc, emitAsyncCommit(b, loc), 0);
+}
+
+void tfm::emitAsyncWaitAllBut(OpBuilder &b, Location loc, Value group,
+                              int32_t pending) {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, group,
+                                   b.getI32IntegerAttr(pending));
 }

@@ -29,16 +29,30 @@ int64_t getAsyncCopyElements(linalg::CopyOp copy);
 /// cp.async of `elements` elements, committed as a group, when the
 /// source's offset is aligned to `elements`; the element-wise copy
 /// otherwise. The caller waits for the groups (emitAsyncWait) once the
-/// block's copies are all issued. With `emulated`, plain loads and stores
-/// in place of cp.async (for the CPU emulation). Returns the emitted op;
-/// `copy` is left for the caller to erase.
+/// block's copies are all issued. Without `commit`, the cp.async are left
+/// for the caller to commit (emitAsyncCommit: one group for several
+/// copies, whichever way each went). With `emulated`, plain loads and
+/// stores in place of cp.async (for the CPU emulation). Returns the
+/// emitted op; `copy` is left for the caller to erase.
 Operation *emitAsyncCopy(OpBuilder &b, linalg::CopyOp copy, int64_t elements,
-                         Value thread, int64_t blockSize, bool emulated);
+                         Value thread, int64_t blockSize, bool emulated,
+                         bool commit = true);
+
+/// Emits at `b`'s insertion point the commit of each thread's cp.async
+/// issued since its last commit as one group (`cp.async.commit_group`; an
+/// empty group where it issued none); returns its token.
+Value emitAsyncCommit(OpBuilder &b, Location loc);
 
 /// Emits at `b`'s insertion point the wait of each thread for every
 /// cp.async group it committed (`cp.async.wait_group 0`); the barrier after
 /// it makes the copies visible to the whole block.
 void emitAsyncWait(OpBuilder &b, Location loc);
+
+/// Emits at `b`'s insertion point the wait of each thread for all but its
+/// `pending` most recent cp.async groups (`cp.async.wait_group pending`),
+/// `group` being the token of the last one.
+void emitAsyncWaitAllBut(OpBuilder &b, Location loc, Value group,
+                         int32_t pending);
 
 } // namespace tfm
 } // namespace mlir

@@ -80,6 +80,7 @@ static void buildMappingPasses(OpPassManager &pm,
           : getMaxSharedMemoryPerBlock(config.chip.getValue());
   TfmGpuPromoteOperandsOptions promotion;
   promotion.sharedMemoryBytes = sharedMemoryBytes;
+  promotion.doubleBuffer = config.tensorCores;
   pm.addNestedPass<func::FuncOp>(createTfmGpuPromoteOperands(promotion));
   TfmMapToGpuOptions mapping;
   mapping.blockSize = blockSize;

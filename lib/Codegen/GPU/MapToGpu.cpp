@@ -186,6 +186,25 @@ bool mayTouchBuffer(Operation *op, Value buffer) {
   return result.wasInterrupted();
 }
 
+/// Whether `op` reads a double-buffered operand: a shared-memory buffer
+/// chosen per step between two (tfm-gpu-promote-operands).
+bool readsPrefetchedBuffer(linalg::LinalgOp op) {
+  return llvm::any_of(op.getDpsInputs(), [](Value input) {
+    Value shared = getSharedBuffer(input);
+    return shared && shared.getDefiningOp<arith::SelectOp>();
+  });
+}
+
+/// Whether `loop` issues prefetches (copies marked kPrefetchAttrName).
+bool prefetches(scf::ForOp loop) {
+  return loop.getBody()
+      ->walk([](linalg::CopyOp copy) {
+        return copy->hasAttr(kPrefetchAttrName) ? WalkResult::interrupt()
+                                                : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -210,6 +229,9 @@ private:
   /// The contractions whose accumulators the loop around them carries
   /// (mapChunkLoop), while its body is distributed.
   llvm::DenseMap<Operation *, const WarpAccumulators *> keptAccumulators;
+  /// The group of the last run of prefetches, for the wait of the product
+  /// that reads them.
+  Value prefetchGroup;
 };
 
 void TfmMapToGpuPass::runOnOperation() {
@@ -313,9 +335,17 @@ int64_t TfmMapToGpuPass::getAsyncStaging(linalg::CopyOp copy) const {
   auto forall = copy->getParentOfType<scf::ForallOp>();
   if (!forall)
     return 0;
-  Operation *target = getRootBuffer(copy.getOutputs()[0]).getDefiningOp();
-  if (!target || !llvm::is_contained(getBlockBuffers(forall), target))
-    return 0;
+  // A block buffer, or either of a double-buffered operand's two.
+  Value target = getRootBuffer(copy.getOutputs()[0]);
+  SmallVector<Value, 2> targets{target};
+  if (auto select = target.getDefiningOp<arith::SelectOp>())
+    targets = {getRootBuffer(select.getTrueValue()),
+               getRootBuffer(select.getFalseValue())};
+  SmallVector<Operation *> buffers = getBlockBuffers(forall);
+  for (Value buffer : targets)
+    if (!buffer.getDefiningOp() ||
+        !llvm::is_contained(buffers, buffer.getDefiningOp()))
+      return 0;
   return getAsyncCopyElements(copy);
 }
 
@@ -481,6 +511,28 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
       clone->getResult(0).replaceAllUsesWith(generic);
       clone->erase();
     }
+    // A double-buffered operand's buffer for the step is chosen between
+    // the shared-memory views, so that cp.async and ldmatrix still find
+    // shared memory behind it (getSharedBuffer).
+    SmallVector<arith::SelectOp> selects;
+    body->walk([&](arith::SelectOp select) { selects.push_back(select); });
+    for (arith::SelectOp select : selects) {
+      auto onTrue =
+          select.getTrueValue().getDefiningOp<memref::MemorySpaceCastOp>();
+      auto onFalse =
+          select.getFalseValue().getDefiningOp<memref::MemorySpaceCastOp>();
+      if (!onTrue || !onFalse ||
+          onTrue.getSource().getType() != onFalse.getSource().getType())
+        continue;
+      b.setInsertionPoint(select);
+      Value shared =
+          arith::SelectOp::create(b, select.getLoc(), select.getCondition(),
+                                  onTrue.getSource(), onFalse.getSource());
+      Value generic = memref::MemorySpaceCastOp::create(
+          b, select.getLoc(), select.getType(), shared);
+      select.getResult().replaceAllUsesWith(generic);
+      select.erase();
+    }
   }
   return distributeOverThreads(*body, launch);
 }
@@ -500,8 +552,8 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
   };
   // Whether the last op mapped was a staging whose copies are not waited
   // for yet: the next copy joins them (only index arithmetic and views lie
-  // between).
-  bool stagingRun = false;
+  // between); and whether all the run's copies are prefetches.
+  bool stagingRun = false, prefetchRun = false;
 
   SmallVector<Operation *> ops;
   for (Operation &op : block.without_terminator())
@@ -531,21 +583,33 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       // that follow one another (a chunk's A and B) are issued together:
       // one barrier before the first, one wait and one barrier after the
       // last, so that their loads are in flight at the same time.
+      // A run of prefetches (copies for a later step, tfm.prefetch) is
+      // committed as one group and not waited for: the product that reads
+      // their buffers waits (below).
+      bool prefetch = copy->hasAttr(kPrefetchAttrName);
       Operation *staging =
           emitAsyncCopy(b, copy, getAsyncCopyElements(copy), thread, blockSize,
-                        /*emulated=*/emulateWarps);
+                        /*emulated=*/emulateWarps, /*commit=*/!prefetch);
       Operation *next = op->getNextNode();
       while (next && isMemoryEffectFree(next))
         next = next->getNextNode();
       op->erase();
-      if (!stagingRun)
+      if (!stagingRun) {
         insertBarrierBefore(b, staging);
+        prefetchRun = true;
+      }
+      prefetchRun = prefetchRun && prefetch;
       stagingRun = isa_and_nonnull<linalg::CopyOp>(next);
       if (stagingRun)
         continue;
+      b.setInsertionPointAfter(staging);
+      if (prefetchRun) {
+        if (!emulateWarps)
+          prefetchGroup = emitAsyncCommit(b, loc);
+        continue;
+      }
       // The last of the run: each thread waits for its copies, then the
       // barrier makes them visible to the block.
-      b.setInsertionPointAfter(staging);
       if (!emulateWarps)
         emitAsyncWait(b, loc);
       gpu::BarrierOp::create(b, loc);
@@ -557,6 +621,15 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       std::optional<MmaContraction> match =
           matchMmaContraction(contraction, tf32);
       assert(match && "a contraction left for the tensor cores");
+      // A double-buffered operand's copies were prefetched a step earlier
+      // (or before the loop): each thread waits for all its groups but the
+      // newest (the next step's), then the barrier.
+      if (readsPrefetchedBuffer(contraction)) {
+        if (!emulateWarps)
+          prefetchGroup ? emitAsyncWaitAllBut(b, loc, prefetchGroup, 1)
+                        : emitAsyncWait(b, loc);
+        gpu::BarrierOp::create(b, loc);
+      }
       if (const WarpAccumulators *kept = keptAccumulators.lookup(op)) {
         // A chunk of a reduction whose loop carries the accumulators: the
         // product only, and the loop's next accumulators. No barrier after:
@@ -575,6 +648,13 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       op->erase();
       barrierAround(b, warps, loc);
       continue;
+    }
+    // A loop that prefetches issues, at its last step, copies that no
+    // step reads: they are waited for after it.
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && !emulateWarps && prefetches(loop)) {
+      b.setInsertionPointAfter(loop);
+      emitAsyncWait(b, loc);
     }
     if (auto loop = dyn_cast<scf::ForOp>(op))
       if (linalg::LinalgOp contraction = getChunkedContraction(loop)) {

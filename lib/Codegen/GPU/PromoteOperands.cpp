@@ -16,12 +16,16 @@
 
 #include "SharedMemory.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace tfm {
@@ -67,13 +71,15 @@ static Operation *getStagingPoint(Operation *op, Value operand,
 }
 
 /// Stages the operands of the contractions in `forall` while the block's
-/// buffers fit in `sharedMemoryBytes`, in program order.
-static void promoteOperands(scf::ForallOp forall, int64_t sharedMemoryBytes) {
+/// buffers fit in `sharedMemoryBytes`, in program order; returns the bytes
+/// its buffers take.
+static int64_t promoteOperands(scf::ForallOp forall,
+                               int64_t sharedMemoryBytes) {
   int64_t used = 0;
   for (Operation *buffer : getBlockBuffers(forall)) {
     auto type = cast<MemRefType>(buffer->getResult(0).getType());
     if (!fitsSharedMemory(type))
-      return; // tfm-map-to-gpu reports it.
+      return sharedMemoryBytes; // tfm-map-to-gpu reports it.
     used += type.getNumElements() * getElementBytes(type);
   }
   SmallVector<linalg::LinalgOp> contractions;
@@ -114,6 +120,130 @@ static void promoteOperands(scf::ForallOp forall, int64_t sharedMemoryBytes) {
       input->set(staged);
     }
   }
+  return used;
+}
+
+/// `value`, computed inside `loop` from its induction variable by ops
+/// without memory effects, recomputed at `b`'s insertion point with the
+/// induction variable at `at`; null if it takes anything else.
+static Value recomputeAt(OpBuilder &b, scf::ForOp loop, Value value, Value at) {
+  SetVector<Operation *> slice;
+  BackwardSliceOptions options;
+  options.inclusive = true;
+  options.filter = [&](Operation *op) {
+    return op->getBlock() == loop.getBody();
+  };
+  if (failed(getBackwardSlice(value, &slice, options)) ||
+      !llvm::all_of(slice, isMemoryEffectFree))
+    return {};
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), at);
+  for (Operation *op : slice)
+    b.clone(*op, mapping);
+  return mapping.lookupOrDefault(value);
+}
+
+/// Double-buffers what `loop` (two steps or more, static bounds) stages at
+/// every step: each buffer it allocates for a copy gets a twin, both
+/// allocated before it; the first step's copy is issued before the loop,
+/// and each step copies the next step's operand (the last step its own
+/// again, so that every step issues the same copies) into the buffer it
+/// does not read (step parity picks them, arith.select), these copies
+/// marked kPrefetchAttrName: tfm-map-to-gpu lets them fly while the step
+/// computes.
+static void doubleBufferStaging(scf::ForOp loop, int64_t &used,
+                                int64_t sharedMemoryBytes) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+  std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0 || llvm::divideCeil(*ub - *lb, *step) < 2)
+    return;
+  int64_t lastStart = *lb + (llvm::divideCeil(*ub - *lb, *step) - 1) * *step;
+  SmallVector<linalg::CopyOp> copies;
+  int64_t bytes = 0;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    auto copy = dyn_cast<linalg::CopyOp>(&op);
+    if (!copy)
+      continue;
+    auto alloc = getRootBuffer(copy.getOutputs()[0])
+                     .getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc->getBlock() != loop.getBody() ||
+        alloc->getNumOperands() != 0)
+      continue;
+    copies.push_back(copy);
+    bytes += alloc.getType().getNumElements() * getElementBytes(alloc.getType());
+  }
+  if (copies.empty() || used + bytes > sharedMemoryBytes)
+    return;
+
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  // The operands' sources for the first step and for the next, computed
+  // first: a source that takes more than view arithmetic leaves the loop
+  // as it is.
+  Value first = loop.getLowerBound();
+  b.setInsertionPointToStart(loop.getBody());
+  Value iv = loop.getInductionVar();
+  Value next = arith::MinSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, iv, loop.getStep()),
+      arith::ConstantIndexOp::create(b, loc, lastStart));
+  Value index = arith::DivSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, first), loop.getStep());
+  Value even = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemSIOp::create(b, loc, index,
+                             arith::ConstantIndexOp::create(b, loc, 2)),
+      arith::ConstantIndexOp::create(b, loc, 0));
+  for (linalg::CopyOp copy : copies) {
+    Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
+    auto alloc = getRootBuffer(target).getDefiningOp<memref::AllocOp>();
+    OpBuilder before(loop);
+    Value firstSource = recomputeAt(before, loop, source, first);
+    OpBuilder inside(copy);
+    Value nextSource = firstSource ? recomputeAt(inside, loop, source, next)
+                                   : Value();
+    if (!firstSource || !nextSource) {
+      // Only recomputed views are left behind: dead, and canonicalized.
+      continue;
+    }
+    alloc->moveBefore(loop);
+    Operation *twin = before.clone(*alloc);
+    // The views of the buffer that the copy writes (its padded leading
+    // part), rebuilt on another buffer.
+    SmallVector<Operation *> chain;
+    for (Value v = target; v != alloc.getResult();
+         v = cast<ViewLikeOpInterface>(v.getDefiningOp()).getViewSource())
+      chain.push_back(v.getDefiningOp());
+    auto viewOf = [&](OpBuilder &vb, Value buffer) {
+      IRMapping mapping;
+      mapping.map(chain.empty() ? target : chain.back()->getOperand(0),
+                  buffer);
+      for (Operation *op : llvm::reverse(chain))
+        vb.clone(*op, mapping);
+      return mapping.lookupOrDefault(target);
+    };
+    UnitAttr prefetch = b.getUnitAttr();
+    auto firstCopy = linalg::CopyOp::create(
+        before, loc, ValueRange{firstSource},
+        ValueRange{viewOf(before, alloc.getResult())});
+    firstCopy->setAttr(kPrefetchAttrName, prefetch);
+    // This step's buffer and the next's.
+    b.setInsertionPointAfter(even.getDefiningOp());
+    Value current = arith::SelectOp::create(b, loc, even, alloc.getResult(),
+                                            twin->getResult(0));
+    Value other = arith::SelectOp::create(b, loc, even, twin->getResult(0),
+                                          alloc.getResult());
+    alloc.getResult().replaceUsesWithIf(current, [&](OpOperand &use) {
+      return loop->isProperAncestor(use.getOwner()) &&
+             use.getOwner() != current.getDefiningOp() &&
+             use.getOwner() != other.getDefiningOp();
+    });
+    auto nextCopy = linalg::CopyOp::create(inside, loc, ValueRange{nextSource},
+                                           ValueRange{viewOf(inside, other)});
+    nextCopy->setAttr(kPrefetchAttrName, prefetch);
+    copy->erase();
+    used += alloc.getType().getNumElements() * getElementBytes(alloc.getType());
+  }
 }
 
 namespace {
@@ -123,7 +253,13 @@ struct TfmGpuPromoteOperandsPass
 
   void runOnOperation() override {
     getOperation().walk([&](scf::ForallOp forall) {
-      promoteOperands(forall, sharedMemoryBytes);
+      int64_t used = promoteOperands(forall, sharedMemoryBytes);
+      if (!doubleBuffer)
+        return;
+      SmallVector<scf::ForOp> loops;
+      forall.getBody()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
+      for (scf::ForOp loop : loops)
+        doubleBufferStaging(loop, used, sharedMemoryBytes);
     });
   }
 };

@@ -15,6 +15,12 @@
 namespace mlir {
 namespace tfm {
 
+/// The attribute on a copy that tfm-gpu-promote-operands issues for a later
+/// step of a loop (a double-buffered operand's next chunk, or the first
+/// chunk, before the loop): tfm-map-to-gpu does not wait for it where it is
+/// issued; the product that reads the buffer waits.
+constexpr llvm::StringLiteral kPrefetchAttrName = "tfm.prefetch";
+
 /// The bytes of one element of `type` on the GPU (index is 64-bit there).
 int64_t getElementBytes(MemRefType type);
 

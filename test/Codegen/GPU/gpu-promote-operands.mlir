@@ -1,5 +1,7 @@
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands))" --split-input-file | FileCheck %s
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{shared-memory-bytes=3000}))" --split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{double-buffer=true}))" --split-input-file | FileCheck %s --check-prefix=DOUBLE
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{double-buffer=true shared-memory-bytes=16000}))" --split-input-file | FileCheck %s --check-prefix=NO-ROOM
 
 // Flash attention's shape: inside a tile, a loop over key blocks whose
 // contraction reads the query tile (the same at every step) and a key
@@ -36,6 +38,66 @@ func.func @stage(%q: memref<16x64xf32>, %kt: memref<64x128xf32>, %s: memref<16x1
       %kb = memref.subview %kt[0, %j] [64, 16] [1, 1] : memref<64x128xf32> to memref<64x16xf32, strided<[128, 1], offset: ?>>
       linalg.matmul ins(%qt, %kb : memref<8x64xf32, strided<[64, 1], offset: ?>>, memref<64x16xf32, strided<[128, 1], offset: ?>>)
                     outs(%st : memref<8x16xf32, strided<[16, 1], offset: ?>>)
+    }
+  }
+  return
+}
+
+// -----
+
+// With double-buffer, a loop of three chunks that stages A's and B's chunk
+// at every step: each buffer gets a twin, allocated before the loop, and
+// the first chunk's copies are issued there; each step picks the buffer it
+// reads and the other by its parity, and copies the next chunk (the last
+// step: its own, 128) into the other one, these copies marked
+// tfm.prefetch. Without room for the twins (16000 bytes), nothing changes.
+// Without the option (CHECK), the copies stay in the loop, unmarked.
+
+// DOUBLE-LABEL: func.func @chunks(
+//       DOUBLE:   scf.forall
+//       DOUBLE:     %[[FIRST_A:.*]] = memref.subview %arg0[0, %c0] [32, 64] [1, 1]
+//       DOUBLE:     %[[A0:.*]] = memref.alloc() : memref<32x72xf16>
+//       DOUBLE:     %[[A1:.*]] = memref.alloc() : memref<32x72xf16>
+//       DOUBLE:     %[[A0_VIEW:.*]] = memref.subview %[[A0]][0, 0] [32, 64] [1, 1]
+//       DOUBLE:     linalg.copy {tfm.prefetch} ins(%[[FIRST_A]] : {{.*}}) outs(%[[A0_VIEW]] :
+//       DOUBLE:     %[[B0:.*]] = memref.alloc() : memref<64x40xf16>
+//       DOUBLE:     %[[B1:.*]] = memref.alloc() : memref<64x40xf16>
+//       DOUBLE:     linalg.copy {tfm.prefetch}
+//       DOUBLE:     scf.for %[[K:.*]] = %c0 to %c192 step %c64 {
+//       DOUBLE:       %[[SUM:.*]] = arith.addi %[[K]], %c64
+//       DOUBLE:       %[[NEXT:.*]] = arith.minsi %[[SUM]], %c128
+//       DOUBLE:       %[[EVEN:.*]] = arith.cmpi eq
+//   DOUBLE-DAG:       %[[CUR_B:.*]] = arith.select %[[EVEN]], %[[B0]], %[[B1]] : memref<64x40xf16>
+//   DOUBLE-DAG:       %[[OTHER_B:.*]] = arith.select %[[EVEN]], %[[B1]], %[[B0]] : memref<64x40xf16>
+//   DOUBLE-DAG:       %[[CUR_A:.*]] = arith.select %[[EVEN]], %[[A0]], %[[A1]] : memref<32x72xf16>
+//   DOUBLE-DAG:       %[[OTHER_A:.*]] = arith.select %[[EVEN]], %[[A1]], %[[A0]] : memref<32x72xf16>
+//       DOUBLE:       %[[CUR_A_VIEW:.*]] = memref.subview %[[CUR_A]][0, 0] [32, 64] [1, 1]
+//       DOUBLE:       %[[NEXT_A:.*]] = memref.subview %arg0[0, %[[NEXT]]] [32, 64] [1, 1]
+//       DOUBLE:       %[[OTHER_A_VIEW:.*]] = memref.subview %[[OTHER_A]][0, 0] [32, 64] [1, 1]
+//       DOUBLE:       linalg.copy {tfm.prefetch} ins(%[[NEXT_A]] : {{.*}}) outs(%[[OTHER_A_VIEW]] :
+//       DOUBLE:       %[[CUR_B_VIEW:.*]] = memref.subview %[[CUR_B]][0, 0] [64, 32] [1, 1]
+//       DOUBLE:       linalg.copy {tfm.prefetch}
+//   DOUBLE-NOT:       linalg.copy
+//       DOUBLE:       linalg.matmul ins(%[[CUR_A_VIEW]], %[[CUR_B_VIEW]] :
+// NO-ROOM-LABEL: func.func @chunks(
+//   NO-ROOM-NOT:   tfm.prefetch
+//       NO-ROOM:   scf.for
+//       NO-ROOM:     memref.alloc() : memref<32x72xf16>
+//   NO-ROOM-NOT:     tfm.prefetch
+// CHECK-LABEL: func.func @chunks(
+//   CHECK-NOT:   tfm.prefetch
+//       CHECK:   scf.for
+//       CHECK:     memref.alloc() : memref<32x72xf16>
+//       CHECK:     linalg.copy ins
+func.func @chunks(%a: memref<32x192xf16>, %b: memref<192x32xf16>, %c: memref<32x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c192 = arith.constant 192 : index
+  scf.forall (%i) in (1) {
+    scf.for %k = %c0 to %c192 step %c64 {
+      %sa = memref.subview %a[0, %k] [32, 64] [1, 1] : memref<32x192xf16> to memref<32x64xf16, strided<[192, 1], offset: ?>>
+      %sb = memref.subview %b[%k, 0] [64, 32] [1, 1] : memref<192x32xf16> to memref<64x32xf16, strided<[32, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[192, 1], offset: ?>>, memref<64x32xf16, strided<[32, 1], offset: ?>>) outs(%c : memref<32x32xf32>)
     }
   }
   return

@@ -28,13 +28,28 @@ def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
     would start in the same few of shared memory's 32 banks and be served
     one after another; padded, they fall in eight different groups of four
     banks.
+
+    With `double-buffer` (set with the tensor cores, whose copies are
+    asynchronous), a loop with static bounds and at least two steps that
+    stages an operand at every step (a reduction's chunks, flash
+    attention's key and value blocks) gets it double-buffered:
+    a second buffer, the first step's copy issued before the loop, and in
+    each step the copy of the next step's operand (the last step copies
+    its own again) into the buffer the step does not read, chosen by the
+    step's parity. These copies carry `tfm.prefetch`: `tfm-map-to-gpu`
+    issues them without waiting, so that they are in flight while the step
+    computes, and the product waits only for its own operands
+    (`cp.async.wait_group 1`).
   }];
   let options = [
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
            /*default=*/"49152",
            "Shared memory a block may use, in bytes">,
+    Option<"doubleBuffer", "double-buffer", "bool", /*default=*/"false",
+           "Double-buffer what a loop stages at every step">,
   ];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect",
     "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect",
   ];
