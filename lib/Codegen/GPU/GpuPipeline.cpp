@@ -133,6 +133,7 @@ static void buildNvvmStage(OpPassManager &pm, const GpuPipelineOptions &config) 
   TfmGpuNativeMathOptions nativeMath;
   nativeMath.libdevice = config.libdevice;
   pm.addNestedPass<gpu::GPUModuleOp>(createTfmGpuNativeMath(nativeMath));
+  pm.addNestedPass<gpu::GPUModuleOp>(createTfmGpuRegisterBudget());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());

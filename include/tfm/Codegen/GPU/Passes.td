@@ -219,6 +219,25 @@ def TfmGpuNativeMath : Pass<"tfm-gpu-native-math"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def TfmGpuRegisterBudget : Pass<"tfm-gpu-register-budget"> {
+  let summary = "Give kernels with tensor-core instructions a register "
+                "budget";
+  let description = [{
+    Sets `nvvm.maxnreg` (PTX's `.maxnreg`) to `max-registers` on every
+    kernel (an `llvm.func` with `nvvm.kernel`) that holds `nvvm.mma.sync`
+    and has no budget yet. Left to itself, ptxas holds such a kernel of
+    128-thread blocks to about 64 registers a thread and spills the rest
+    (a 32 x 32 tile of a 197-row product with double-buffered chunks:
+    8 bytes), although the accumulators, fragments and addresses of a
+    warp tile want 70 to 110. Run it on the kernel modules after
+    `convert-gpu-to-nvvm`.
+  }];
+  let options = [
+    Option<"maxRegisters", "max-registers", "int64_t", /*default=*/"128",
+           "Registers a thread of a tensor-core kernel may use">,
+  ];
+}
+
 def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
   let summary = "Choose how NVIDIA GPUs tile each op, as a "
                 "#tfm.lowering_config";
