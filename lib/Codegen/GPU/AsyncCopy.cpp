@@ -67,11 +67,9 @@ int64_t tfm::getAsyncCopyElements(linalg::CopyOp copy) {
       source.getShape() != target.getShape() || source.getRank() == 0 ||
       source.getElementType() != target.getElementType())
     return 0;
-  Type element = source.getElementType();
-  if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
-                                  element.getIntOrFloatBitWidth() != 32))
+  int64_t bytes = getStagedElementBytes(source.getElementType());
+  if (bytes == 0)
     return 0;
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(source.getStridesAndOffset(strides, offset)) ||

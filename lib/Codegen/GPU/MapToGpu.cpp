@@ -624,10 +624,15 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       // A double-buffered operand's copies were prefetched a step earlier
       // (or before the loop): each thread waits for all its groups but the
       // newest (the next step's), then the barrier.
+      // (Waiting for all, where the prefetches were not issued in this
+      // block, is slower but as correct.)
       if (readsPrefetchedBuffer(contraction)) {
-        if (!emulateWarps)
-          prefetchGroup ? emitAsyncWaitAllBut(b, loc, prefetchGroup, 1)
-                        : emitAsyncWait(b, loc);
+        if (!emulateWarps) {
+          if (prefetchGroup && prefetchGroup.getParentBlock() == &block)
+            emitAsyncWaitAllBut(b, loc, prefetchGroup, 1);
+          else
+            emitAsyncWait(b, loc);
+        }
         gpu::BarrierOp::create(b, loc);
       }
       if (const WarpAccumulators *kept = keptAccumulators.lookup(op)) {

@@ -36,14 +36,17 @@ Value tfm::getRootBuffer(Value view) {
   return view;
 }
 
-int64_t tfm::getRowPadding(MemRefType type) {
-  if (type.getRank() < 2 || !type.hasStaticShape())
-    return 0;
-  Type element = type.getElementType();
+int64_t tfm::getStagedElementBytes(Type element) {
   if (!element.isIntOrFloat() || (element.getIntOrFloatBitWidth() != 16 &&
                                   element.getIntOrFloatBitWidth() != 32))
     return 0;
-  int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+  return element.getIntOrFloatBitWidth() / 8;
+}
+
+int64_t tfm::getRowPadding(MemRefType type) {
+  int64_t bytes = getStagedElementBytes(type.getElementType());
+  if (type.getRank() < 2 || !type.hasStaticShape() || bytes == 0)
+    return 0;
   return type.getShape().back() * bytes % 64 == 0 ? 16 / bytes : 0;
 }
 

@@ -34,6 +34,10 @@ SmallVector<Operation *> getBlockBuffers(scf::ForallOp forall);
 /// The buffer `view` is a view of, following view-like ops.
 Value getRootBuffer(Value view);
 
+/// The bytes of an element that staging moves with cp.async and pads rows
+/// for: 2 or 4 (16- and 32-bit integers and floats); 0 for any other type.
+int64_t getStagedElementBytes(Type element);
+
 /// The elements by which tfm-gpu-promote-operands pads each row of a
 /// staging buffer of `type` (16 bytes), or 0. Rows whose bytes 64 divides
 /// all start in the same bank or two of shared memory's 32 four-byte
