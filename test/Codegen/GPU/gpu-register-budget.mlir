@@ -6,7 +6,7 @@
 // and a kernel with a budget of its own are left alone.
 
 // CHECK-LABEL: gpu.module @kernels
-// CHECK:         llvm.func @mma(%{{.*}}) attributes {nvvm.kernel, nvvm.maxnreg = 128 : i32}
+// CHECK:         llvm.func @mma(%{{.*}}) attributes {nvvm.kernel, nvvm.maxnreg = 255 : i32}
 // CHECK:         llvm.func @plain() attributes {nvvm.kernel} {
 // CHECK:         llvm.func @device(%{{.*}}) {
 // CHECK:         llvm.func @own(%{{.*}}) attributes {nvvm.kernel, nvvm.maxnreg = 200 : i32}
