@@ -109,6 +109,9 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
   if (vectorized)
     pm.addPass(createTfmCpuLowerTransposes());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMaskPass());
+  // A block of rows (flash attention's row maxima and sums) reduces along
+  // its rows together, by halves; single rows as upstream lowers them.
+  pm.addNestedPass<func::FuncOp>(createTfmCpuReduceRowBlocks());
   pm.addNestedPass<func::FuncOp>(vector::createLowerVectorMultiReductionPass(
       vector::VectorMultiReductionLowering::InnerReduction));
   // A row's sum reduces each vector as a tree, not lane after lane.

@@ -105,6 +105,10 @@ static std::optional<unsigned> getTransposedLoop(linalg::LinalgOp op) {
 /// one vector (getCpuVectorShape).
 static constexpr int64_t kWholeReductionVectors = 4;
 
+/// The most vectors' worth of an innermost reduction whose rows are
+/// vectorized a block of rows at a time (getCpuVectorShape).
+static constexpr int64_t kRowBlockVectors = 8;
+
 SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
                                             CpuTargetAttr target) {
   unsigned numLoops = op.getNumLoops();
@@ -125,10 +129,31 @@ SmallVector<int64_t> tfm::getCpuVectorShape(linalg::LinalgOp op,
   // once, where a vector at a time would reduce across lanes at every
   // step.
   int64_t inner = ranges[numLoops - 1];
-  if (linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
-      !ShapedType::isDynamic(inner) && inner > lanes && inner % lanes == 0 &&
-      inner <= kWholeReductionVectors * lanes)
+  bool innerReduction =
+      linalg::isReductionIterator(op.getIteratorTypesArray().back()) &&
+      !ShapedType::isDynamic(inner) && inner % lanes == 0;
+  if (innerReduction && inner <= kWholeReductionVectors * lanes)
     shape.back() = inner;
+  // Such a reduction in a parallel loop already (flash attention's row
+  // maxima and sums over a key block: 64 keys a row), up to eight vectors
+  // long, takes a vector's worth of rows at a time where the rows' results
+  // are contiguous: tfm-cpu-reduce-row-blocks reduces them together.
+  if (innerReduction && inner <= kRowBlockVectors * lanes && numLoops >= 2 &&
+      isInParallelLoop(op)) {
+    unsigned rows = numLoops - 2;
+    AffineExpr row = getAffineDimExpr(rows, op.getContext());
+    bool contiguous =
+        llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+          AffineMap map = op.getMatchingIndexingMap(&init);
+          return map.getNumResults() > 0 && map.getResults().back() == row;
+        });
+    if (contiguous &&
+        linalg::isParallelIterator(op.getIteratorTypesArray()[rows]) &&
+        !ShapedType::isDynamic(ranges[rows]) && ranges[rows] % lanes == 0) {
+      shape[rows] = lanes;
+      shape.back() = inner;
+    }
+  }
   // A transpose reads square blocks, one vector per row, and transposes
   // them in registers, instead of gathering a vector element by element.
   if (std::optional<unsigned> rows = getTransposedLoop(op))

@@ -918,3 +918,55 @@ func.func @dynamic_step_product(%q: tensor<2x24x64xf32>, %kt: tensor<64x?xf32>)
   }
   return %r : tensor<2x24x?xf32>
 }
+// -----
+
+// In a parallel loop, a reduction of up to eight vectors along rows whose
+// results are contiguous (flash attention's row maxima over a key block)
+// takes a vector's worth of rows at a time, for tfm-cpu-reduce-row-blocks:
+// 16 rows of 64 with AVX-512, 8 with AVX2 (eight vectors a row). 24 rows
+// are not a multiple of 16: a row at a time with AVX-512.
+
+// CHECK-LABEL: func.func @row_blocks
+//       CHECK:   tile_sizes = {{\[}}[0, 0], [16, 64]]
+//       CHECK:   tile_sizes = {{\[}}[0, 0], [1, 64]]
+// AVX2-LABEL: func.func @row_blocks
+//       AVX2:   tile_sizes = {{\[}}[0, 0], [8, 64]]
+//       AVX2:   tile_sizes = {{\[}}[0, 0], [8, 64]]
+// TILED-LABEL: func.func @row_blocks
+//       TILED:   scf.for %{{.*}} = %c0 to %c32 step %c16
+//       TILED:     vector.multi_reduction <maxnumf>, {{.*}} [1] : vector<16x64xf32> to vector<16xf32>
+//       TILED:   scf.for %{{.*}} = %c0 to %c24 step %c1
+//       TILED:     vector.multi_reduction <maxnumf>, {{.*}} [1] : vector<1x64xf32> to vector<1xf32>
+func.func @row_blocks(%x: tensor<4x32x64xf32>, %m: tensor<4x32xf32>,
+                      %y: tensor<4x24x64xf32>, %n: tensor<4x24xf32>)
+    -> (tensor<4x32xf32>, tensor<4x24xf32>) {
+  %0 = scf.forall (%b) in (4) shared_outs(%out = %m) -> tensor<4x32xf32> {
+    %xs = tensor.extract_slice %x[%b, 0, 0] [1, 32, 64] [1, 1, 1] : tensor<4x32x64xf32> to tensor<32x64xf32>
+    %ms = tensor.extract_slice %out[%b, 0] [1, 32] [1, 1] : tensor<4x32xf32> to tensor<32xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%xs : tensor<32x64xf32>) outs(%ms : tensor<32xf32>) {
+    ^bb0(%a: f32, %acc: f32):
+      %v = arith.maxnumf %a, %acc : f32
+      linalg.yield %v : f32
+    } -> tensor<32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %out[%b, 0] [1, 32] [1, 1] : tensor<32xf32> into tensor<4x32xf32>
+    }
+  }
+  %1 = scf.forall (%b) in (4) shared_outs(%out = %n) -> tensor<4x24xf32> {
+    %ys = tensor.extract_slice %y[%b, 0, 0] [1, 24, 64] [1, 1, 1] : tensor<4x24x64xf32> to tensor<24x64xf32>
+    %ns = tensor.extract_slice %out[%b, 0] [1, 24] [1, 1] : tensor<4x24xf32> to tensor<24xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
+                         iterator_types = ["parallel", "reduction"]}
+        ins(%ys : tensor<24x64xf32>) outs(%ns : tensor<24xf32>) {
+    ^bb0(%a: f32, %acc: f32):
+      %v = arith.maxnumf %a, %acc : f32
+      linalg.yield %v : f32
+    } -> tensor<24xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %out[%b, 0] [1, 24] [1, 1] : tensor<24xf32> into tensor<4x24xf32>
+    }
+  }
+  return %0, %1 : tensor<4x32xf32>, tensor<4x24xf32>
+}

@@ -170,6 +170,41 @@ def TfmCpuReassociateReductions
   }];
 }
 
+def TfmCpuReduceRowBlocks
+    : Pass<"tfm-cpu-reduce-row-blocks", "::mlir::func::FuncOp"> {
+  let summary = "Reduce a block of rows along its rows together, by halves";
+  let description = [{
+    Rewrites a `vector.multi_reduction` of a `vector<R x C>` over its inner
+    dimension (R a power of two, C a multiple of R: a block of rows that
+    `tfm-cpu-select-vector-strategy` gives a vector's worth of rows, such as
+    flash attention's row maxima and row sums over a key block) so that the
+    rows share the work of reducing across lanes. Each row's columns are
+    first combined elementwise into one vector of R lanes; then pairs of
+    vectors are combined by halves (a shuffle of the low halves of their
+    rows' partial results, one of the high halves, one combining op), R / 2
+    pairs, then R / 4, ..., until one vector holds the R results in row
+    order; then the accumulator. That is R - 1 combining ops and 2(R - 1)
+    shuffles for R rows with no dependence between rows, where upstream's
+    lowering reduces every row across its lanes on its own (log2 R
+    dependent steps a row, each a shuffle and an op, and for `maxnumf` a
+    NaN test and a blend as well) and inserts each scalar into the result.
+
+    Every kind is associative, so maxima and minima keep their value; float
+    sums and products round in another order (a tree of partial results,
+    as `tfm-cpu-reassociate-reductions` allows for a single row).
+
+    ```mlir
+    %r = vector.multi_reduction <maxnumf>, %x, %acc [1]
+        : vector<16x64xf32> to vector<16xf32>
+    // becomes, per row i: four 16-lane slices of row i combined by
+    // arith.maxnumf; then 8 + 4 + 2 + 1 pairs of
+    //   vector.shuffle (low halves), vector.shuffle (high halves),
+    //   arith.maxnumf
+    // and arith.maxnumf with %acc
+    ```
+  }];
+}
+
 def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let summary = "Vectorize every linalg op on tensors";
   let description = [{
