@@ -268,12 +268,19 @@ void TfmMapToGpuPass::runOnOperation() {
 
 /// Copies become linalg.copy, and every linalg op becomes loops: parallel
 /// loops over its parallel dimensions around sequential ones over its
-/// reductions.
+/// reductions. A copy of a buffer onto itself (bufferization leaves one
+/// where a loop's state is updated in place: flash attention's accumulator,
+/// maxima and sums at every key block) is dropped: it would cost a pass of
+/// the block's threads over the buffer and a barrier.
 LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
   IRRewriter rewriter(func.getContext());
   SmallVector<memref::CopyOp> copies;
   func.walk([&](memref::CopyOp copy) { copies.push_back(copy); });
   for (memref::CopyOp copy : copies) {
+    if (copy.getSource() == copy.getTarget()) {
+      rewriter.eraseOp(copy);
+      continue;
+    }
     rewriter.setInsertionPoint(copy);
     linalg::CopyOp::create(rewriter, copy.getLoc(),
                            ValueRange{copy.getSource()},
