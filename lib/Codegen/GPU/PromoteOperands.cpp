@@ -37,10 +37,31 @@ namespace tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
+/// Moves the ops without memory effects that compute `value` in `loop`'s
+/// body from values defined outside it (bufferization views flash
+/// attention's query tile anew in every key block) before `loop`; returns
+/// whether `value` is then defined outside `loop`.
+static bool hoistOutOf(scf::ForOp loop, Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return !loop->isAncestor(value.getParentBlock()->getParentOp());
+  if (!loop->isAncestor(def))
+    return true;
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0 ||
+      !isMemoryEffectFree(def))
+    return false;
+  for (Value input : def->getOperands())
+    if (!hoistOutOf(loop, input))
+      return false;
+  def->moveBefore(loop);
+  return true;
+}
+
 /// Where to stage `operand` of `op` in shared memory: before the outermost
-/// loop inside `forall` that neither defines it nor writes the buffer it
-/// views, so that an operand that does not change from step to step (flash
-/// attention's query tile) is copied once rather than at every step.
+/// loop inside `forall` that does not write the buffer it views and out of
+/// which what computes it can be hoisted, so that an operand that does not
+/// change from step to step (flash attention's query tile) is copied once
+/// rather than at every step.
 static Operation *getStagingPoint(Operation *op, Value operand,
                                   scf::ForallOp forall) {
   Value root = getRootBuffer(operand);
@@ -62,8 +83,7 @@ static Operation *getStagingPoint(Operation *op, Value operand,
   for (auto loop = op->getParentOfType<scf::ForOp>();
        loop && forall->isProperAncestor(loop);
        loop = loop->getParentOfType<scf::ForOp>()) {
-    if (loop->isAncestor(operand.getParentBlock()->getParentOp()) ||
-        writesRoot(loop))
+    if (writesRoot(loop) || !hoistOutOf(loop, operand))
       break;
     point = loop;
   }

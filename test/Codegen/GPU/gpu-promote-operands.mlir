@@ -45,6 +45,40 @@ func.func @stage(%q: memref<16x64xf32>, %kt: memref<64x128xf32>, %s: memref<16x1
 
 // -----
 
+// Bufferization views the query tile anew inside the loop (a rank-reducing
+// subview of a view made outside it): the view is hoisted, and the tile is
+// still staged once, before the loop; the key block, whose view depends on
+// the step, at every step.
+
+// CHECK-LABEL: func.func @view_in_loop(
+//       CHECK:   scf.forall
+//       CHECK:     %[[Q:.*]] = memref.subview %{{.*}}[0, 0, 0] [1, 8, 64] [1, 1, 1] : memref<1x8x64xf32, strided<[1024, 64, 1], offset: ?>> to memref<8x64xf32, strided<[64, 1], offset: ?>>
+//       CHECK:     %[[QB:.*]] = memref.alloc() : memref<8x68xf32>
+//       CHECK:     %[[QS:.*]] = memref.subview %[[QB]]
+//       CHECK:     linalg.copy ins(%[[Q]] : {{.*}}) outs(%[[QS]] : {{.*}})
+//       CHECK:     scf.for
+//       CHECK:       memref.subview %{{.*}}[0, %{{.*}}] [64, 16]
+//       CHECK:       memref.alloc() : memref<64x20xf32>
+//       CHECK:       linalg.matmul ins(%[[QS]], %{{.*}} : memref<8x64xf32, strided<[68, 1]>>, memref<64x16xf32, strided<[20, 1]>>)
+func.func @view_in_loop(%q: memref<2x16x64xf32>, %kt: memref<64x128xf32>, %s: memref<16x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%i) = (0) to (16) step (8) {
+    %qt = memref.subview %q[1, %i, 0] [1, 8, 64] [1, 1, 1] : memref<2x16x64xf32> to memref<1x8x64xf32, strided<[1024, 64, 1], offset: ?>>
+    %st = memref.subview %s[%i, 0] [8, 16] [1, 1] : memref<16x16xf32> to memref<8x16xf32, strided<[16, 1], offset: ?>>
+    scf.for %j = %c0 to %c128 step %c16 {
+      %q2 = memref.subview %qt[0, 0, 0] [1, 8, 64] [1, 1, 1] : memref<1x8x64xf32, strided<[1024, 64, 1], offset: ?>> to memref<8x64xf32, strided<[64, 1], offset: ?>>
+      %kb = memref.subview %kt[0, %j] [64, 16] [1, 1] : memref<64x128xf32> to memref<64x16xf32, strided<[128, 1], offset: ?>>
+      linalg.matmul ins(%q2, %kb : memref<8x64xf32, strided<[64, 1], offset: ?>>, memref<64x16xf32, strided<[128, 1], offset: ?>>)
+                    outs(%st : memref<8x16xf32, strided<[16, 1], offset: ?>>)
+    }
+  }
+  return
+}
+
+// -----
+
 // With double-buffer, a loop of three chunks that stages A's and B's chunk
 // at every step: each buffer gets a twin, allocated before the loop, and
 // the first chunk's copies are issued there; each step picks the buffer it
