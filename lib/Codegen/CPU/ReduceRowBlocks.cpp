@@ -53,10 +53,16 @@ struct ReduceRowBlock : OpRewritePattern<vector::MultiDimReductionOp> {
   LogicalResult matchAndRewrite(vector::MultiDimReductionOp op,
                                 PatternRewriter &rewriter) const override {
     VectorType type = op.getSourceVectorType();
-    if (type.getRank() != 2 || type.isScalable() || op.isReducedDim(0) ||
-        !op.isReducedDim(1))
+    int64_t rank = type.getRank();
+    if (rank < 2 || type.isScalable() || op.isReducedDim(rank - 2) ||
+        !op.isReducedDim(rank - 1))
       return rewriter.notifyMatchFailure(op, "not a reduction along rows");
-    int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+    // Leading unit dimensions (a batch of one) are dropped.
+    if (llvm::any_of(type.getShape().drop_back(2),
+                     [](int64_t size) { return size != 1; }))
+      return rewriter.notifyMatchFailure(op, "more than one block of rows");
+    int64_t rows = type.getDimSize(rank - 2),
+            columns = type.getDimSize(rank - 1);
     if (rows < 2 || !llvm::isPowerOf2_64(rows) || columns % rows != 0)
       return rewriter.notifyMatchFailure(op, "rows not a power of two "
                                              "dividing the columns");
@@ -65,10 +71,15 @@ struct ReduceRowBlock : OpRewritePattern<vector::MultiDimReductionOp> {
 
     Location loc = op.getLoc();
     vector::CombiningKind kind = op.getKind();
+    Value block = op.getSource();
+    if (rank > 2)
+      block = vector::ShapeCastOp::create(
+          rewriter, loc,
+          VectorType::get({rows, columns}, type.getElementType()), block);
     // Each row's columns, R lanes at a time, combined elementwise.
     SmallVector<Value> parts;
     for (int64_t row = 0; row < rows; ++row) {
-      Value lanes = vector::ExtractOp::create(rewriter, loc, op.getSource(),
+      Value lanes = vector::ExtractOp::create(rewriter, loc, block,
                                               ArrayRef<int64_t>{row});
       Value part;
       for (int64_t column = 0; column < columns; column += rows) {
@@ -96,6 +107,9 @@ struct ReduceRowBlock : OpRewritePattern<vector::MultiDimReductionOp> {
       parts = std::move(combined);
     }
     Value result = parts.front();
+    if (rank > 2)
+      result = vector::ShapeCastOp::create(rewriter, loc, op.getDestType(),
+                                           result);
     if (Value acc = op.getAcc())
       result = vector::makeArithReduction(rewriter, loc, kind, result, acc);
     rewriter.replaceOp(op, result);

@@ -47,8 +47,30 @@ func.func @sum_rows(%x: vector<2x2xf32>, %acc: vector<2xf32>) -> vector<2xf32> {
 
 // -----
 
+// A block of rows behind unit dimensions (a batch of one) is reduced as the
+// 2-D block (its rows extracted from the 3-D vector once the shape cast is
+// folded), its result cast back.
+
+// CHECK-LABEL: func.func @unit_batch
+//  CHECK-SAME:     %[[X:[^:]*]]: vector<1x2x4xf32>
+//       CHECK:   vector.extract %[[X]][0, 0] : vector<4xf32> from vector<1x2x4xf32>
+//       CHECK:   vector.extract %[[X]][0, 1] : vector<4xf32> from vector<1x2x4xf32>
+//       CHECK:   %[[LO:.*]] = vector.shuffle %{{.*}}, %{{.*}} [0, 2]
+//       CHECK:   %[[HI:.*]] = vector.shuffle %{{.*}}, %{{.*}} [1, 3]
+//       CHECK:   %[[R:.*]] = arith.addf %[[LO]], %[[HI]] : vector<2xf32>
+//       CHECK:   %[[C:.*]] = vector.shape_cast %[[R]] : vector<2xf32> to vector<1x2xf32>
+//       CHECK:   arith.addf %[[C]], %{{.*}} : vector<1x2xf32>
+//   CHECK-NOT:   vector.multi_reduction
+func.func @unit_batch(%x: vector<1x2x4xf32>, %acc: vector<1x2xf32>) -> vector<1x2xf32> {
+  %0 = vector.multi_reduction <add>, %x, %acc [2] : vector<1x2x4xf32> to vector<1x2xf32>
+  return %0 : vector<1x2xf32>
+}
+
+// -----
+
 // Left to upstream's lowering: three rows (no power of two), columns that
-// the rows do not divide, a reduction across rows, a masked reduction.
+// the rows do not divide, a reduction across rows, a masked reduction, two
+// blocks of rows.
 
 // CHECK-LABEL: func.func @left
 //   CHECK-NOT:   vector.shuffle
@@ -56,12 +78,15 @@ func.func @sum_rows(%x: vector<2x2xf32>, %acc: vector<2xf32>) -> vector<2xf32> {
 //       CHECK:   vector.multi_reduction <add>, {{.*}} [1] : vector<4x6xf32> to vector<4xf32>
 //       CHECK:   vector.multi_reduction <add>, {{.*}} [0] : vector<4x8xf32> to vector<8xf32>
 //       CHECK:   vector.mask %{{.*}} { vector.multi_reduction <add>, {{.*}} [1] : vector<4x8xf32> to vector<4xf32> }
+//       CHECK:   vector.multi_reduction <add>, {{.*}} [2] : vector<2x2x4xf32> to vector<2x2xf32>
 func.func @left(%x: vector<3x6xf32>, %y: vector<4x6xf32>, %z: vector<4x8xf32>,
                 %a: vector<3xf32>, %b: vector<4xf32>, %c: vector<8xf32>,
-                %m: vector<4x8xi1>) -> (vector<3xf32>, vector<4xf32>, vector<8xf32>, vector<4xf32>) {
+                %m: vector<4x8xi1>, %w: vector<2x2x4xf32>, %d: vector<2x2xf32>)
+    -> (vector<3xf32>, vector<4xf32>, vector<8xf32>, vector<4xf32>, vector<2x2xf32>) {
   %0 = vector.multi_reduction <add>, %x, %a [1] : vector<3x6xf32> to vector<3xf32>
   %1 = vector.multi_reduction <add>, %y, %b [1] : vector<4x6xf32> to vector<4xf32>
   %2 = vector.multi_reduction <add>, %z, %c [0] : vector<4x8xf32> to vector<8xf32>
   %3 = vector.mask %m { vector.multi_reduction <add>, %z, %b [1] : vector<4x8xf32> to vector<4xf32> } : vector<4x8xi1> -> vector<4xf32>
-  return %0, %1, %2, %3 : vector<3xf32>, vector<4xf32>, vector<8xf32>, vector<4xf32>
+  %4 = vector.multi_reduction <add>, %w, %d [2] : vector<2x2x4xf32> to vector<2x2xf32>
+  return %0, %1, %2, %3, %4 : vector<3xf32>, vector<4xf32>, vector<8xf32>, vector<4xf32>, vector<2x2xf32>
 }

@@ -174,8 +174,9 @@ def TfmCpuReduceRowBlocks
     : Pass<"tfm-cpu-reduce-row-blocks", "::mlir::func::FuncOp"> {
   let summary = "Reduce a block of rows along its rows together, by halves";
   let description = [{
-    Rewrites a `vector.multi_reduction` of a `vector<R x C>` over its inner
-    dimension (R a power of two, C a multiple of R: a block of rows that
+    Rewrites a `vector.multi_reduction` of a `vector<R x C>` (or
+    `vector<1 x ... x R x C>`) over its inner dimension (R a power of two,
+    C a multiple of R: a block of rows that
     `tfm-cpu-select-vector-strategy` gives a vector's worth of rows, such as
     flash attention's row maxima and row sums over a key block) so that the
     rows share the work of reducing across lanes. Each row's columns are
