@@ -17,8 +17,10 @@ def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
     the block's shared memory: the block then reads each element from
     global memory once instead of once per use. The copy is hoisted out of
     the loops inside the tile that do not change the operand, so that the
-    query tile is copied once per block rather than once per key block.
-    Operands are staged in program order while the tile's buffers fit in
+    query tile is copied once per block rather than once per key block
+    (the effect-free views that compute the operand inside such a loop,
+    which bufferization makes there, are hoisted with it). Operands are
+    staged in program order while the tile's buffers fit in
     `shared-memory-bytes`; the others are read from global memory.
 
     A buffer of 16- or 32-bit elements whose rows are a multiple of 64
