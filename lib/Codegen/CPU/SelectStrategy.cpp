@@ -27,6 +27,10 @@ struct TfmCpuSelectStrategyPass
   void runOnOperation() override {
     setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize,
                                /*dynamicTiles=*/true);
+    getOperation()->walk([](OnlineAttentionOp op) {
+      if (getLoweringConfig(op))
+        markAttentionStateForFusion(op);
+    });
   }
 };
 } // namespace

@@ -2,6 +2,8 @@
 
 #include "tfm/Codegen/Common/Strategy.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
 using namespace mlir;
 using namespace mlir::tfm;
 
@@ -40,4 +42,25 @@ void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
                                                          dynamicTiles))
       setLoweringConfig(op, config);
   });
+}
+
+void tfm::markAttentionStateForFusion(OnlineAttentionOp op) {
+  UnitAttr unit = UnitAttr::get(op.getContext());
+  for (Value init : op.getDpsInits())
+    if (auto fill = init.getDefiningOp<linalg::FillOp>())
+      if (fill->hasOneUse())
+        fill->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
+  // The normalization: one elementwise op, the only reader of the results
+  // that are read (the maxima are not).
+  Operation *reader = nullptr;
+  for (OpResult result : op->getResults())
+    for (Operation *user : result.getUsers()) {
+      if (reader && user != reader)
+        return;
+      reader = user;
+    }
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(reader);
+  if (generic && generic.getNumDpsInits() == 1 &&
+      generic.getNumParallelLoops() == generic.getNumLoops())
+    generic->setAttr(LoweringConfigAttr::getFuseIntoProducerAttrName(), unit);
 }

@@ -399,6 +399,80 @@ static bool hasFusedProducers(Operation *op) {
   });
 }
 
+/// Whether every use of `value` is the destination of an op that overwrites
+/// it without reading it (a fill).
+static bool isOnlyOverwritten(Value value) {
+  return llvm::all_of(value.getUses(), [](OpOperand &use) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return linalgOp && linalgOp.isDpsInit(&use) &&
+           !linalgOp.payloadUsesValueFromOperand(&use);
+  });
+}
+
+/// In `forall`, gives each tile of a shared output whose result nobody
+/// reads (the state of a flash attention, once its normalization is fused
+/// in) a tensor of its own instead of a slice of the whole: where the tile
+/// only overwrites its slice, the slice becomes a tensor.empty and its
+/// insertion goes, so that the whole never exists.
+static void privatizeUnreadOutputs(RewriterBase &rewriter,
+                                   scf::ForallOp forall) {
+  for (auto [result, arg] :
+       llvm::zip_equal(forall.getResults(), forall.getRegionIterArgs())) {
+    if (!result.use_empty())
+      continue;
+    Value output = arg;
+    SmallVector<tensor::ExtractSliceOp> slices;
+    SmallVector<Operation *> insertions;
+    bool privatizable = llvm::all_of(output.getUsers(), [&](Operation *user) {
+      if (auto slice = dyn_cast<tensor::ExtractSliceOp>(user)) {
+        slices.push_back(slice);
+        return isOnlyOverwritten(slice.getResult());
+      }
+      if (auto insert = dyn_cast<tensor::ParallelInsertSliceOp>(user)) {
+        insertions.push_back(insert);
+        return insert.getDest() == output;
+      }
+      return false;
+    });
+    if (!privatizable)
+      continue;
+    for (Operation *insert : insertions)
+      rewriter.eraseOp(insert);
+    for (tensor::ExtractSliceOp slice : slices) {
+      rewriter.setInsertionPoint(slice);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          slice, slice.getType().getShape(), slice.getType().getElementType(),
+          slice.getDynamicSizes());
+    }
+  }
+}
+
+/// Fuses into `loops`, the parallel tiles of a group, the op marked
+/// tfm.fuse_into_producer that reads their results (the normalization of a
+/// flash attention's state), then privatizes what only it read. Unmarks it
+/// either way.
+static void fuseMarkedReader(RewriterBase &rewriter,
+                             MutableArrayRef<LoopLikeOpInterface> loops,
+                             llvm::DenseSet<Operation *> &erased) {
+  Operation *reader = nullptr;
+  for (Operation *user : loops.front()->getUsers())
+    if (user->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()))
+      reader = user;
+  if (!reader)
+    return;
+  reader->removeAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
+  FailureOr<scf::SCFFuseConsumerOfSliceResult> fused =
+      scf::tileAndFuseConsumer(rewriter, reader, loops);
+  if (failed(fused))
+    return;
+  if (reader->use_empty()) {
+    erased.insert(reader);
+    rewriter.eraseOp(reader);
+  }
+  if (auto forall = dyn_cast<scf::ForallOp>(*loops.front()))
+    privatizeUnreadOutputs(rewriter, forall);
+}
+
 /// Tiles `op` at level 0 of `config` with an scf.forall into which every
 /// producer marked tfm.fuse_into_consumer (and, through their slices,
 /// theirs) is fused, then tiles each op in the forall by the later levels of
@@ -449,6 +523,7 @@ tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
       changed = true;
     }
   }
+  fuseMarkedReader(rewriter, fused->loops, erased);
   // A producer read by two ops of the group was fused once for each: the
   // copies compute the same slice.
   Operation *loop = fused->loops.front();
@@ -541,6 +616,12 @@ struct TfmTileByConfigPass
       if (failed(tileByConfig(rewriter, op, config)))
         return signalPassFailure();
     }
+    // The marks of ops that no tile took in (producers of an op that had to
+    // be split) say nothing once the pass is done.
+    getOperation()->walk([](Operation *op) {
+      op->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+      op->removeAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
+    });
     if (mapTileLoops)
       markTileLoopsMapped();
   }

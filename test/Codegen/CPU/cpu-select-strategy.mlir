@@ -46,3 +46,54 @@ func.func @dynamic_sequences(%q: tensor<?x?x16xf32>, %kt: tensor<?x16x?xf32>, %v
       : tensor<?x?x16xf32>, tensor<?x16x?xf32>, tensor<?x?x16xf32> -> tensor<?x?x16xf32>, tensor<?x?xf32>, tensor<?x?xf32>
   return %r#0 : tensor<?x?x16xf32>
 }
+
+// -----
+
+// The fills that start the state and the normalization that reads it are
+// marked for fusion into the query tiles; a fill with another reader is not.
+
+// CHECK-LABEL: func.func @state
+//       CHECK:   %[[ACC:.*]] = linalg.fill {tfm.fuse_into_consumer}
+//       CHECK:   %[[MAX:.*]] = linalg.fill {tfm.fuse_into_consumer}
+//       CHECK:   %[[SUM:.*]] = linalg.fill ins
+//       CHECK:   tfm.online_attention {{.*}}lowering_config
+//       CHECK:   linalg.generic
+//  CHECK-SAME:     tfm.fuse_into_producer
+// CHECK-LABEL: func.func @state_read_twice
+//   CHECK-NOT:   tfm.fuse_into_producer
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @state(%q: tensor<2x64x16xf32>, %kt: tensor<2x16x64xf32>, %v: tensor<2x64x16xf32>) -> (tensor<2x64x16xf32>, tensor<2x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x64x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x64x16xf32>) -> tensor<2x64x16xf32>
+  %e1 = tensor.empty() : tensor<2x64xf32>
+  %max = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %sum = linalg.fill ins(%zero : f32) outs(%e1 : tensor<2x64xf32>) -> tensor<2x64xf32>
+  %r:3 = tfm.online_attention %q, %kt, %v
+      outs(%acc, %max, %sum : tensor<2x64x16xf32>, tensor<2x64xf32>, tensor<2x64xf32>)
+      : tensor<2x64x16xf32>, tensor<2x16x64xf32>, tensor<2x64x16xf32> -> tensor<2x64x16xf32>, tensor<2x64xf32>, tensor<2x64xf32>
+  %out = linalg.generic {indexing_maps = [#map, #rows, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r#0, %r#2 : tensor<2x64x16xf32>, tensor<2x64xf32>) outs(%e0 : tensor<2x64x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<2x64x16xf32>
+  return %out, %sum : tensor<2x64x16xf32>, tensor<2x64xf32>
+}
+
+// The sums are also returned: the normalization is not their only reader.
+func.func @state_read_twice(%q: tensor<2x64x16xf32>, %kt: tensor<2x16x64xf32>, %v: tensor<2x64x16xf32>, %acc: tensor<2x64x16xf32>, %max: tensor<2x64xf32>, %sum: tensor<2x64xf32>) -> (tensor<2x64x16xf32>, tensor<2x64xf32>) {
+  %r:3 = tfm.online_attention %q, %kt, %v
+      outs(%acc, %max, %sum : tensor<2x64x16xf32>, tensor<2x64xf32>, tensor<2x64xf32>)
+      : tensor<2x64x16xf32>, tensor<2x16x64xf32>, tensor<2x64x16xf32> -> tensor<2x64x16xf32>, tensor<2x64xf32>, tensor<2x64xf32>
+  %e0 = tensor.empty() : tensor<2x64x16xf32>
+  %out = linalg.generic {indexing_maps = [#map, #rows, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r#0, %r#2 : tensor<2x64x16xf32>, tensor<2x64xf32>) outs(%e0 : tensor<2x64x16xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<2x64x16xf32>
+  return %out, %r#2 : tensor<2x64x16xf32>, tensor<2x64xf32>
+}

@@ -143,3 +143,88 @@ func.func @unfused_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x
   } -> tensor<5x16xf32>
   return %y : tensor<5x16xf32>
 }
+
+// -----
+
+// A flash attention's state fused into its query tiles: the fills that start
+// it (tfm.fuse_into_consumer) and the normalization that reads it
+// (tfm.fuse_into_producer) run in the tile's forall, on tensors of the
+// tile's size. The forall's one output is the normalized result: the state
+// never exists at full size.
+
+// CHECK-LABEL: func.func @fused_state
+//   CHECK-NOT:   linalg.fill
+//       CHECK:   scf.forall (%[[B:.*]], %[[Q0:.*]]) = (0, 0) to (2, 16) step (1, 8) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<2x16x16xf32>)
+//   CHECK-DAG:     %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x8x16xf32>)
+//   CHECK-DAG:     %[[MAX:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x8xf32>)
+//   CHECK-DAG:     %[[SUM:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x8xf32>)
+//       CHECK:     %[[STATE:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[ACC]], %{{.*}} = %[[MAX]], %{{.*}} = %[[SUM]])
+//       CHECK:       tfm.online_attention
+//       CHECK:     %[[SLICE:.*]] = tensor.extract_slice %[[OUT]][%[[B]], %[[Q0]], 0] [1, 8, 16]
+//       CHECK:     %[[NORM:.*]] = linalg.generic {{.*}} ins(%[[STATE]]#0, %[[STATE]]#2 : tensor<1x8x16xf32>, tensor<1x8xf32>) outs(%[[SLICE]] : tensor<1x8x16xf32>)
+//       CHECK:       arith.divf
+//       CHECK:     scf.forall.in_parallel
+//  CHECK-NEXT:       tensor.parallel_insert_slice %[[NORM]] into %[[OUT]][%[[B]], %[[Q0]], 0] [1, 8, 16]
+//  CHECK-NEXT:     }
+//  CHECK-NEXT:   }
+//  CHECK-NEXT:   return
+//   CHECK-NOT:   tfm.fuse_into
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @fused_state(%q: tensor<2x16x16xf32>, %kt: tensor<2x16x32xf32>, %v: tensor<2x32x16xf32>) -> tensor<2x16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x16x16xf32>
+  %acc = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e0 : tensor<2x16x16xf32>) -> tensor<2x16x16xf32>
+  %e1 = tensor.empty() : tensor<2x16xf32>
+  %max = linalg.fill {tfm.fuse_into_consumer} ins(%ninf : f32) outs(%e1 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %sum = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e1 : tensor<2x16xf32>) -> tensor<2x16xf32>
+  %r:3 = tfm.online_attention %q, %kt, %v
+      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 16]]>}
+      outs(%acc, %max, %sum : tensor<2x16x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+      : tensor<2x16x16xf32>, tensor<2x16x32xf32>, tensor<2x32x16xf32> -> tensor<2x16x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
+  %e2 = tensor.empty() : tensor<2x16x16xf32>
+  %out = linalg.generic {indexing_maps = [#map, #rows, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r#0, %r#2 : tensor<2x16x16xf32>, tensor<2x16xf32>) outs(%e2 : tensor<2x16x16xf32>) attrs = {tfm.fuse_into_producer} {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<2x16x16xf32>
+  return %out : tensor<2x16x16xf32>
+}
+
+// -----
+
+// 20 queries in tiles of 8 are split (two tiles, then 4 queries), which
+// leaves the state and its normalization outside the tiles, unmarked.
+
+// CHECK-LABEL: func.func @split_state
+//       CHECK:   linalg.fill
+//       CHECK:   scf.forall
+//       CHECK:   scf.forall
+//       CHECK:   linalg.generic
+//       CHECK:     arith.divf
+//   CHECK-NOT:   tfm.fuse_into
+#map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @split_state(%q: tensor<2x20x16xf32>, %kt: tensor<2x16x32xf32>, %v: tensor<2x32x16xf32>) -> tensor<2x20x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %e0 = tensor.empty() : tensor<2x20x16xf32>
+  %acc = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e0 : tensor<2x20x16xf32>) -> tensor<2x20x16xf32>
+  %e1 = tensor.empty() : tensor<2x20xf32>
+  %max = linalg.fill {tfm.fuse_into_consumer} ins(%ninf : f32) outs(%e1 : tensor<2x20xf32>) -> tensor<2x20xf32>
+  %sum = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e1 : tensor<2x20xf32>) -> tensor<2x20xf32>
+  %r:3 = tfm.online_attention %q, %kt, %v
+      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 16]]>}
+      outs(%acc, %max, %sum : tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>)
+      : tensor<2x20x16xf32>, tensor<2x16x32xf32>, tensor<2x32x16xf32> -> tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>
+  %e2 = tensor.empty() : tensor<2x20x16xf32>
+  %out = linalg.generic {indexing_maps = [#map, #rows, #map], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r#0, %r#2 : tensor<2x20x16xf32>, tensor<2x20xf32>) outs(%e2 : tensor<2x20x16xf32>) attrs = {tfm.fuse_into_producer} {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %d = arith.divf %a, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<2x20x16xf32>
+  return %out : tensor<2x20x16xf32>
+}

@@ -15,12 +15,13 @@
 // stream and copies the result back. All kernels are in one module; the
 // attention kernel has a block per (batch, query tile), its tiles (and the
 // query, key and value tiles it reads) in dynamic shared memory, and
-// barriers between its steps.
+// barriers between its steps; it starts its state and normalizes its rows
+// itself, so the result is copied back right after it.
 // GPU:      func.func @main(%[[Q:.*]]: memref<2x64x16xf32>, %{{.*}}: memref<2x64x16xf32>, %{{.*}}: memref<2x64x16xf32>, %[[OUT:.*]]: memref<2x64x16xf32>)
 // GPU:        %[[DQ:.*]], %{{.*}} = gpu.alloc async [%{{.*}}] () : memref<2x64x16xf32>
 // GPU:        gpu.memcpy async [%{{.*}}] %[[DQ]], %[[Q]]
 // GPU:        gpu.launch_func async [%{{.*}}] @main_kernel::@[[ATTENTION:main_kernel_[0-9]+]] blocks in (%c2, %c2, %c1) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %{{.*}} args(
-// GPU:        gpu.memcpy async [%{{.*}}] %[[OUT]], %{{.*}}
+// GPU-NEXT:   gpu.memcpy async [%{{.*}}] %[[OUT]], %{{.*}}
 // GPU:        gpu.wait [%{{.*}}]
 // GPU:        return
 // GPU:      gpu.module @main_kernel {
@@ -33,6 +34,8 @@
 // GPU:          scf.for %{{.*}} = %[[T]] to %{{.*}} step %{{.*}} {
 // GPU:          math.exp
 // GPU:          gpu.barrier
+// GPU:          arith.divf
+// GPU:          gpu.return
 
 // The kernels in NVVM, for the requested chip.
 // NVVM:      gpu.module @main_kernel [#nvvm.target<O = 3, chip = "sm_80", features = "+ptx70">]

@@ -450,12 +450,15 @@ def TfmCpuSelectStrategy : Pass<"tfm-cpu-select-strategy"> {
     transforms nothing: `tfm-tile-by-config` applies it. An op that already
     has a config (set by hand, to try another strategy) keeps it.
 
-    `tfm.online_attention` of static shape: Query tiles of 32 rows (four register tiles of the micro-kernel) and key
-    blocks of 64, so that a Q tile, a K and a V block and the score block of
-    a 64-wide head stay within L1 and L2; the parallel tiles run on the
-    OpenMP threads. Tile sizes are clamped to
-    the sizes they tile. Attention of dynamic shape gets no config and is
-    decomposed untiled.
+    `tfm.online_attention`: query tiles of 32 rows and key blocks of 64, so
+    that a Q tile, a K and a V block and the score block of a 64-wide head
+    stay within L1 and L2; the query tiles run on the OpenMP threads. Tile
+    sizes are clamped to the static sizes they tile; a dynamic number of
+    queries or keys gets the same tiles, the last of them partial. The
+    fills that start the attention's state and the normalization that reads
+    it are marked for fusion into the query tiles (`tfm.fuse_into_consumer`,
+    `tfm.fuse_into_producer`): each tile starts its state and finishes its
+    rows while they are in L1.
   }];
   let options = [
     Option<"qTileSize", "q-tile", "int64_t", /*default=*/"32",

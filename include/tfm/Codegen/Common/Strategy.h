@@ -28,6 +28,15 @@ LoweringConfigAttr getAttentionConfig(OnlineAttentionOp op, int64_t queryTile,
 void setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
                                 int64_t keyTile, bool dynamicTiles);
 
+/// Marks what surrounds tfm.online_attention `op` for fusion into its query
+/// tiles: the fills that start its state (tfm.fuse_into_consumer), and the
+/// elementwise op that reads its accumulator and sums, the normalization
+/// (tfm.fuse_into_producer). Each query tile then starts its state and
+/// finishes its rows while they are in L1, and the state never exists at
+/// full size. tfm-tile-by-config removes the marks where the query tiles
+/// need a split (a query count that the tile does not divide).
+void markAttentionStateForFusion(OnlineAttentionOp op);
+
 } // namespace tfm
 } // namespace mlir
 

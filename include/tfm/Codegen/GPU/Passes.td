@@ -252,8 +252,10 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
 
     - `tfm.online_attention` of static shape: query tiles of `q-tile` rows,
       one block each, and blocks of `kv-tile` keys, staged through shared
-      memory by `tfm-map-to-gpu`. Attention of dynamic shape gets no config
-      and is decomposed untiled.
+      memory by `tfm-map-to-gpu`. The fills that start its state and the
+      normalization that reads it are marked for fusion into the query
+      tiles, so that one kernel starts, runs and finishes the attention.
+      Attention of dynamic shape gets no config and is decomposed untiled.
     - A contraction at the top level of a function (a linear layer's
       product, a batched matmul): output tiles of `contraction-tile` rows
       and columns, one batch element at a time, one block each (by default

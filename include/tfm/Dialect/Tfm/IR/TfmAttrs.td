@@ -96,7 +96,9 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     while it is in L1. The op that computes a product's accumulator (its
     bias) is marked the same way, and the op that reads its result (its
     activation) `tfm.fuse_into_producer`: both are fused into the product's
-    parallel and register tiles.
+    parallel and register tiles. Likewise a flash attention's state: the
+    fills that start it and the normalization that reads it run in its
+    query tiles, on tensors of a tile's size.
 
     ```mlir
     // Flash attention: (batch, 32 queries) tiles in parallel, then blocks
