@@ -40,6 +40,10 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
 
 void tfm::buildOneShotBufferization(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTfmCopyRepeatedResults());
+  // A tile computed into a tensor.empty and then inserted into its place
+  // (a fused normalization's rows, canonicalized to start from an empty
+  // tensor) is computed in its place instead of a buffer copied there.
+  pm.addPass(bufferization::createEmptyTensorEliminationPass());
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.functionBoundaryTypeConversion =
