@@ -68,6 +68,33 @@ std::optional<SmallVector<int64_t>> getMaskShape(linalg::LinalgOp op) {
   return shape;
 }
 
+/// For a product's register tile of static shape whose columns are more
+/// than a vector but not whole vectors (the last 17 columns of 49, peeled
+/// off 32-column tiles), the shape of masked vectors that round the columns
+/// up to whole vectors: a row of 17 is then two registers, the second
+/// masked, where LLVM would split a 17-element vector into a 16-element one
+/// and 1 and build that from scalars. Empty (vectorize at the tile's shape)
+/// otherwise.
+SmallVector<int64_t> getWholeVectorShape(linalg::LinalgOp op) {
+  if (!linalg::isaContractionOpInterface(op) || op.getNumDpsInits() != 1)
+    return {};
+  AffineMap result = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (result.getNumResults() == 0)
+    return {};
+  auto column = dyn_cast<AffineDimExpr>(result.getResults().back());
+  if (!column)
+    return {};
+  SmallVector<int64_t> shape = op.getStaticLoopRanges();
+  unsigned bits = getElementTypeOrSelf(op.getDpsInits()[0].getType())
+                      .getIntOrFloatBitWidth();
+  int64_t lanes = CpuTargetAttr::lookup(op).getLanes(bits);
+  int64_t &columns = shape[column.getPosition()];
+  if (columns <= lanes || columns % lanes == 0)
+    return {};
+  columns = llvm::alignTo(columns, lanes);
+  return shape;
+}
+
 /// Vector elements above which a tile of dynamic shape stays loops: the
 /// tiles the strategy cuts are a register tile or a few vectors, and an
 /// op whose bound is far larger was not tiled for vectors.
@@ -127,6 +154,8 @@ struct TfmCpuVectorizePass
     if (op.hasDynamicShape() && succeeded(tileDynamicRows(rewriter, op)))
       return;
     SmallVector<int64_t> maskShape;
+    if (!op.hasDynamicShape())
+      maskShape = getWholeVectorShape(op);
     if (op.hasDynamicShape()) {
       std::optional<SmallVector<int64_t>> shape = getMaskShape(op);
       if (!shape || ShapedType::getNumElements(*shape) > kMaxMaskedElements) {

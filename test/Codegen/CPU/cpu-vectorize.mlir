@@ -99,3 +99,35 @@ func.func @unbounded(%x: tensor<?x?xf32>, %y: tensor<?x?xf32>) -> tensor<?x?xf32
   } -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// A product's register tile whose columns are more than a vector (16 f32
+// by default, AVX-512) but not whole vectors (17: the last columns of 49
+// after tiles of 32) is vectorized with its columns rounded up to whole
+// vectors under a constant mask, so that a row is two registers, the
+// second masked. Whole vectors (16) and less than one (5) keep the tile's
+// shape.
+
+// CHECK-LABEL: func.func @masked_columns
+//       CHECK:   %[[MASK:.*]] = vector.create_mask %c12, %c17 : vector<12x32xi1>
+//       CHECK:   vector.mask %[[MASK]] { vector.transfer_read {{.*}} : tensor<12x17xf32>, vector<12x32xf32> }
+//       CHECK:   vector.mask %[[MASK]] { vector.transfer_write {{.*}} : vector<12x32xf32>, tensor<12x17xf32> }
+// CHECK-LABEL: func.func @whole_columns
+//   CHECK-NOT:   mask
+//       CHECK:   vector.transfer_write {{.*}} : vector<12x16xf32>, tensor<12x16xf32>
+// CHECK-LABEL: func.func @few_columns
+//   CHECK-NOT:   mask
+//       CHECK:   vector.transfer_write {{.*}} : vector<12x5xf32>, tensor<12x5xf32>
+func.func @masked_columns(%a: tensor<12x1xf32>, %b: tensor<1x17xf32>, %c: tensor<12x17xf32>) -> tensor<12x17xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<12x1xf32>, tensor<1x17xf32>) outs(%c : tensor<12x17xf32>) -> tensor<12x17xf32>
+  return %0 : tensor<12x17xf32>
+}
+func.func @whole_columns(%a: tensor<12x1xf32>, %b: tensor<1x16xf32>, %c: tensor<12x16xf32>) -> tensor<12x16xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<12x1xf32>, tensor<1x16xf32>) outs(%c : tensor<12x16xf32>) -> tensor<12x16xf32>
+  return %0 : tensor<12x16xf32>
+}
+func.func @few_columns(%a: tensor<12x1xf32>, %b: tensor<1x5xf32>, %c: tensor<12x5xf32>) -> tensor<12x5xf32> {
+  %0 = linalg.matmul ins(%a, %b : tensor<12x1xf32>, tensor<1x5xf32>) outs(%c : tensor<12x5xf32>) -> tensor<12x5xf32>
+  return %0 : tensor<12x5xf32>
+}

@@ -211,10 +211,15 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let description = [{
     Turns every linalg op on tensors, by now a tile cut by
     `tfm-tile-by-config`, into vector-dialect code. A tile of static shape is
-    vectorized whole; a tile of dynamic shape is vectorized with masks to
-    the vector shape `tfm-cpu-select-vector-strategy` gives such an op. Ops
-    on boolean (i1) tensors stay scalar: vectors of i1 are bit-packed in
-    memory, scalar i1 values are not.
+    vectorized whole, except a product's register tile whose columns are
+    more than a vector of the module's `tfm.target` but not whole vectors
+    (the remainder of 49 columns after tiles of 32): its columns are
+    rounded up to whole vectors under a constant mask, where LLVM would
+    build the odd-sized vector from scalars. A tile of dynamic shape is
+    vectorized with masks to the vector shape
+    `tfm-cpu-select-vector-strategy` gives such an op. Ops on boolean (i1)
+    tensors stay scalar: vectors of i1 are bit-packed in memory, scalar i1
+    values are not.
 
     An op the vectorizer rejects is left as it is for the loop lowering, with
     a remark.
@@ -222,6 +227,7 @@ def TfmCpuVectorize : Pass<"tfm-cpu-vectorize"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect",
+    "::mlir::tfm::TfmDialect",
     "::mlir::vector::VectorDialect",
   ];
 }
