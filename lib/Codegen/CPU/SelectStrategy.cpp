@@ -27,10 +27,6 @@ struct TfmCpuSelectStrategyPass
   void runOnOperation() override {
     setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize,
                                /*dynamicTiles=*/true);
-    getOperation()->walk([](OnlineAttentionOp op) {
-      if (getLoweringConfig(op))
-        markAttentionStateForFusion(op);
-    });
   }
 };
 } // namespace

@@ -36,11 +36,12 @@ LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
 void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
                                      int64_t keyTile, bool dynamicTiles) {
   root->walk([&](OnlineAttentionOp op) {
+    if (!getLoweringConfig(op))
+      if (LoweringConfigAttr config =
+              getAttentionConfig(op, queryTile, keyTile, dynamicTiles))
+        setLoweringConfig(op, config);
     if (getLoweringConfig(op))
-      return;
-    if (LoweringConfigAttr config = getAttentionConfig(op, queryTile, keyTile,
-                                                         dynamicTiles))
-      setLoweringConfig(op, config);
+      markAttentionStateForFusion(op);
   });
 }
 

@@ -165,10 +165,6 @@ struct TfmGpuSelectStrategyPass
   void runOnOperation() override {
     setDefaultAttentionConfigs(getOperation(), qTileSize, kvTileSize,
                                /*dynamicTiles=*/false);
-    getOperation()->walk([](OnlineAttentionOp op) {
-      if (getLoweringConfig(op))
-        markAttentionStateForFusion(op);
-    });
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (!isa<func::FuncOp>(op->getParentOp()) ||
           !op.hasPureTensorSemantics() ||

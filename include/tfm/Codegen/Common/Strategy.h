@@ -24,7 +24,9 @@ LoweringConfigAttr getAttentionConfig(OnlineAttentionOp op, int64_t queryTile,
                                       int64_t keyTile, bool dynamicTiles);
 
 /// Writes getAttentionConfig(op, queryTile, keyTile, dynamicTiles) on every
-/// tfm.online_attention under `root` that has no config yet.
+/// tfm.online_attention under `root` that has no config yet, and marks the
+/// state of every one that has a config for fusion into its query tiles
+/// (markAttentionStateForFusion).
 void setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
                                 int64_t keyTile, bool dynamicTiles);
 
