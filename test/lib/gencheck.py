@@ -4,10 +4,11 @@ greedy loop.
 
     gencheck.py --compiler PATH/tfm-compile --work DIR [--model gpt|llama]
                 [--batch B] [--prompt-len S] [--steps N] [--cache M]
-                [--axes seq|t|hf|unnamed] [--graph GRAPH.mlir]
+                [--heads H] [--axes seq|t|hf|unnamed] [--graph GRAPH.mlir]
 
-builds python/tfm_tools/gpt.py's model (2 layers, d_model 64, 4 heads, a
-vocabulary of 97, random weights from a fixed seed) or, with --model llama,
+builds python/tfm_tools/gpt.py's model (2 layers, d_model 64, 4 heads or
+--heads, a vocabulary of 97, random weights from a fixed seed) or, with
+--model llama,
 python/tfm_tools/llama.py's (2 layers, d_model 64, 8 query and 2 key/value
 heads, the same vocabulary; the files are then named llama.*), exports it
 to DIR/gpt.onnx with torch.onnx.export, its dynamic axes named as
@@ -59,6 +60,8 @@ def main():
                         default=64)
     parser.add_argument("--axes", choices=sorted(gpt.AXIS_NAMES),
                         default="seq")
+    parser.add_argument("--heads", type=int,
+                        help="the heads of the gpt model (default: 4)")
     parser.add_argument("--graph")
     parser.add_argument("--model", choices=("gpt", "llama"), default="gpt")
     args = parser.parse_args()
@@ -67,7 +70,12 @@ def main():
     # A std of 0.3 makes the small random model's greedy tokens vary; with
     # GPT-2's 0.02 it repeats one token, which would hide a wrong step.
     builder = {"gpt": gpt, "llama": llama}[args.model]
-    model = builder.build(std=0.3, seed=0)
+    sizes = {}
+    if args.heads:
+        if args.model != "gpt":
+            parser.error("--heads is an option of the gpt model")
+        sizes["heads"] = args.heads
+    model = builder.build(std=0.3, seed=0, **sizes)
     name = args.model
     exe = os.path.join(args.work, name)
     if args.graph:

@@ -1,7 +1,8 @@
 //===- PrefetchWeights.cpp - tfm-cpu-prefetch-weights ---------------------===//
 //
 // Implements `tfm-cpu-prefetch-weights`: the loops that tiling marked with a
-// prefetch distance prefetch what they read of constants that many
+// prefetch distance prefetch what they stream through of constants (packed
+// weights) and of the function's arguments (key/value caches) that many
 // iterations ahead.
 //
 //===----------------------------------------------------------------------===//
@@ -41,13 +42,30 @@ std::optional<int64_t> getStaticStride(MemRefType type, unsigned dim) {
   return strides[dim];
 }
 
-/// What a read inside a marked loop reads of a constant: the global it is a
-/// view of, and by how many of the global's elements the read moves each
-/// iteration.
-struct ConstantRead {
-  memref::GetGlobalOp global;
+/// What a read inside a marked loop streams through: the buffer it is a
+/// view of (a constant, a `memref.get_global` of static shape, or an
+/// argument of the function, of identity layout: a key/value cache), and
+/// by how many of the buffer's elements the read moves each iteration.
+struct StreamedRead {
+  Value buffer;
   int64_t step = 0;
 };
+
+/// Whether `view` is a buffer that a marked loop's reads are prefetched
+/// from: a constant of static shape, or a contiguous argument of the
+/// function (the caller's memory; not an allocation of the function's own,
+/// which its producer has just written).
+bool isStreamedBuffer(Value view) {
+  auto type = dyn_cast<MemRefType>(view.getType());
+  if (!type)
+    return false;
+  if (view.getDefiningOp<memref::GetGlobalOp>())
+    return type.hasStaticShape();
+  auto argument = dyn_cast<BlockArgument>(view);
+  return argument && argument.getOwner()->isEntryBlock() &&
+         isa<FunctionOpInterface>(argument.getOwner()->getParentOp()) &&
+         type.getLayout().isIdentity();
+}
 
 /// Whether `value` is the same in every iteration of the loop whose body is
 /// `body`: defined outside it, or a constant. (A value computed in the loop
@@ -82,28 +100,33 @@ bool addIndexSteps(ArrayRef<OpFoldResult> indices, MemRefType type, Value iv,
   return true;
 }
 
-/// The constant that `read` reads and the elements by which it moves each
-/// iteration of the loop of `iv`, if it reads a view of a `memref.get_global`
-/// of static shape (through subviews, reshapes and casts) at a place that
+/// The buffer that `read` streams through and the elements by which it
+/// moves each iteration of the loop of `iv`, if it reads a view of one
+/// (isStreamedBuffer; through subviews, reshapes and casts) at a place that
 /// moves with `iv` by a static stride.
-std::optional<ConstantRead> getConstantRead(vector::TransferReadOp read,
+std::optional<StreamedRead> getStreamedRead(vector::TransferReadOp read,
                                             Value iv) {
   auto type = dyn_cast<MemRefType>(read.getBase().getType());
   if (!type)
     return std::nullopt;
-  ConstantRead result;
+  StreamedRead result;
   if (!addIndexSteps(getAsOpFoldResult(read.getIndices()), type, iv,
                      result.step))
     return std::nullopt;
   Value view = read.getBase();
   while (true) {
-    Operation *def = view.getDefiningOp();
-    if (auto global = dyn_cast_or_null<memref::GetGlobalOp>(def)) {
-      if (!global.getType().hasStaticShape() || result.step <= 0)
+    if (isStreamedBuffer(view)) {
+      // A stream moves by a line or more each iteration; what moves by less
+      // (a column of the left operand, a float a step) the hardware's
+      // prefetcher follows.
+      int64_t elementBytes = llvm::divideCeil(
+          cast<MemRefType>(view.getType()).getElementTypeBitWidth(), 8);
+      if (result.step * elementBytes < kCacheLineBytes)
         return std::nullopt;
-      result.global = global;
+      result.buffer = view;
       return result;
     }
+    Operation *def = view.getDefiningOp();
     Block *body = iv.getParentBlock();
     auto isInvariant = [&](Value v) { return isInvariantIn(v, body); };
     if (auto subview = dyn_cast_or_null<memref::SubViewOp>(def)) {
@@ -137,7 +160,7 @@ int64_t getReadElements(vector::TransferReadOp read) {
   return elements;
 }
 
-/// The offset of `read`'s first element in its constant, computed at the
+/// The offset of `read`'s first element in its buffer, computed at the
 /// builder's insertion point: its view's offset and its indices along the
 /// view's strides. Outside the loop (`ivValue` given), the loop's ops that
 /// compute the view are cloned there with `ivValue` for the induction
@@ -150,7 +173,7 @@ Value getReadOffset(OpBuilder &b, vector::TransferReadOp read,
   if (ivValue) {
     Block *body = read->getBlock();
     mapping.map(body->getArgument(0), *ivValue);
-    // The view ops inside the loop, innermost first (getConstantRead
+    // The view ops inside the loop, innermost first (getStreamedRead
     // checked that each takes its view as operand 0, and nothing else from
     // the loop but constants and, as offsets, the induction variable).
     SmallVector<Operation *> chain;
@@ -182,10 +205,11 @@ Value getReadOffset(OpBuilder &b, vector::TransferReadOp read,
   return offset;
 }
 
-/// A read of a constant in a marked loop, with what its prefetches need.
+/// A read of a streamed buffer in a marked loop, with what its prefetches
+/// need.
 struct PrefetchedRead {
   vector::TransferReadOp read;
-  ConstantRead constant;
+  StreamedRead stream;
   /// The offsets, in elements, of the lines that one read reads.
   SmallVector<int64_t> lines;
 };
@@ -199,8 +223,9 @@ struct TfmCpuPrefetchWeightsPass
       if (loop->hasAttr(marker))
         loops.push_back(loop);
     });
-    // Each constant's one-dimensional view, made once, after its get_global.
-    DenseMap<Operation *, Value> flatViews;
+    // Each buffer's one-dimensional view, made once, where the buffer is
+    // defined.
+    DenseMap<Value, Value> flatViews;
     for (scf::ForOp loop : loops) {
       int64_t distance = loop->getAttrOfType<IntegerAttr>(marker).getInt();
       loop->removeAttr(marker);
@@ -209,18 +234,18 @@ struct TfmCpuPrefetchWeightsPass
         continue;
       SmallVector<PrefetchedRead> reads;
       for (auto read : loop.getBody()->getOps<vector::TransferReadOp>()) {
-        std::optional<ConstantRead> constant =
-            getConstantRead(read, loop.getInductionVar());
-        if (!constant)
+        std::optional<StreamedRead> stream =
+            getStreamedRead(read, loop.getInductionVar());
+        if (!stream)
           continue;
-        MemRefType type = constant->global.getType();
+        auto type = cast<MemRefType>(stream->buffer.getType());
         int64_t elementBytes =
             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
         int64_t lineElements =
             std::max<int64_t>(kCacheLineBytes / elementBytes, 1);
         PrefetchedRead &prefetched = reads.emplace_back();
         prefetched.read = read;
-        prefetched.constant = *constant;
+        prefetched.stream = *stream;
         for (int64_t line = 0; line < getReadElements(read);
              line += lineElements)
           prefetched.lines.push_back(line);
@@ -231,12 +256,32 @@ struct TfmCpuPrefetchWeightsPass
     }
   }
 
+  /// The one-dimensional view of `buffer`, made once, where it is defined
+  /// (after its get_global, or at the start of the function).
+  Value getFlatView(Value buffer, DenseMap<Value, Value> &flatViews) {
+    Value &flat = flatViews[buffer];
+    if (flat)
+      return flat;
+    OpBuilder b(buffer.getContext());
+    if (Operation *def = buffer.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(buffer).getOwner());
+    auto type = cast<MemRefType>(buffer.getType());
+    ReassociationIndices all =
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    flat = memref::CollapseShapeOp::create(
+        b, buffer.getLoc(), buffer, ArrayRef<ReassociationIndices>{all});
+    return flat;
+  }
+
   /// Splits `loop` where the first of `reads`' prefetches would point past
-  /// the end of its constant, and prefetches `distance` iterations ahead in
-  /// the first part: every iteration but those of the last panel's end.
+  /// the end of its buffer, and prefetches `distance` iterations ahead in
+  /// the first part: every iteration but those of the buffer's last few
+  /// steps (the last panel's end; the last batch x head's last keys).
   void prefetchAhead(scf::ForOp loop, int64_t distance,
                      MutableArrayRef<PrefetchedRead> reads,
-                     DenseMap<Operation *, Value> &flatViews) {
+                     DenseMap<Value, Value> &flatViews) {
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     // The iterations that prefetch: those before
@@ -245,14 +290,16 @@ struct TfmCpuPrefetchWeightsPass
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
     Value split = ub;
     for (PrefetchedRead &prefetched : reads) {
+      Value flat = getFlatView(prefetched.stream.buffer, flatViews);
       Value first = getReadOffset(b, prefetched.read, lb);
-      int64_t step = prefetched.constant.step;
-      int64_t room = prefetched.constant.global.getType().getNumElements() - 1 -
-                     prefetched.lines.back() - distance * step;
+      int64_t step = prefetched.stream.step;
+      Value elements = b.createOrFold<memref::DimOp>(loc, flat, 0);
+      Value room = b.createOrFold<arith::SubIOp>(
+          loc, elements,
+          arith::ConstantIndexOp::create(
+              b, loc, 1 + prefetched.lines.back() + distance * step));
       Value iterations = b.createOrFold<arith::FloorDivSIOp>(
-          loc,
-          b.createOrFold<arith::SubIOp>(
-              loc, arith::ConstantIndexOp::create(b, loc, room), first),
+          loc, b.createOrFold<arith::SubIOp>(loc, room, first),
           arith::ConstantIndexOp::create(b, loc, step));
       Value end = b.createOrFold<arith::AddIOp>(
           loc, lb,
@@ -270,23 +317,14 @@ struct TfmCpuPrefetchWeightsPass
     loop.getUpperBoundMutable().assign(split);
 
     for (PrefetchedRead &prefetched : reads) {
-      memref::GetGlobalOp global = prefetched.constant.global;
-      Value &flat = flatViews[global];
-      if (!flat) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPointAfter(global);
-        ReassociationIndices all =
-            llvm::to_vector(llvm::seq<int64_t>(0, global.getType().getRank()));
-        flat = memref::CollapseShapeOp::create(
-            b, loc, global, ArrayRef<ReassociationIndices>{all});
-      }
+      Value flat = getFlatView(prefetched.stream.buffer, flatViews);
       b.setInsertionPoint(prefetched.read);
       Value offset = getReadOffset(b, prefetched.read);
       for (int64_t line : prefetched.lines) {
         Value at = b.createOrFold<arith::AddIOp>(
             loc, offset,
             arith::ConstantIndexOp::create(
-                b, loc, distance * prefetched.constant.step + line));
+                b, loc, distance * prefetched.stream.step + line));
         memref::PrefetchOp::create(b, loc, flat, at, /*isWrite=*/false,
                                    /*localityHint=*/3, /*isDataCache=*/true);
       }

@@ -66,27 +66,81 @@ func.func @few_rows(%a: memref<8x64xf32>, %p: index, %init: vector<8x1x32xf32>)
 
 // -----
 
-// A marked loop that reads no constant (its right operand an argument, a
-// buffer computed at run time) prefetches nothing and loses its marker; a
-// loop without the marker is left alone.
+// A marked loop that reads only a buffer the function computes (an
+// allocation of its own, which its producer has just written) prefetches
+// nothing and loses its marker; a loop without the marker is left alone.
 
-// CHECK-LABEL: func.func @no_constant(
+// CHECK-LABEL: func.func @computed(
 //   CHECK-NOT:   memref.prefetch
 //   CHECK-NOT:   tfm.prefetch_distance
 //       CHECK:   scf.for
 //   CHECK-NOT:   scf.for
 //       CHECK:   return
-func.func @no_constant(%b: memref<64x32xf32>, %init: vector<32xf32>) -> vector<32xf32> {
+func.func @computed(%init: vector<32xf32>) -> vector<32xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
   %pad = arith.constant 0.0 : f32
+  %b = memref.alloc() : memref<64x32xf32>
   %r = scf.for %k = %c0 to %c64 step %c1 iter_args(%acc = %init) -> (vector<32xf32>) {
     %y = vector.transfer_read %b[%k, %c0], %pad {in_bounds = [true]} : memref<64x32xf32>, vector<32xf32>
     %n = arith.addf %acc, %y : vector<32xf32>
     scf.yield %n : vector<32xf32>
   } {tfm.prefetch_distance = 16 : i64}
+  memref.dealloc %b : memref<64x32xf32>
   return %r : vector<32xf32>
+}
+
+// -----
+
+// A decoding step's attention: the values of one batch x head, a row of
+// 64 floats (four lines) a step, read from the caller's cache, an argument
+// of dynamic shape. Its prefetches point 64 rows ahead in the argument as a
+// whole (collapsed at the start of the function): past this head's
+// positions into the next head's rows, which the same thread reads next.
+// The split is where they would pass the cache's last element, known at
+// run time: its elements less 1 + 48 + 64 x 64 = 4145.
+
+// CHECK-LABEL: func.func @cache(
+//  CHECK-SAME:     %[[V:.*]]: memref<?x137x64xf32>, %[[H:.*]]: index, %[[N:.*]]: index,
+//       CHECK:   %[[FLAT:.*]] = memref.collapse_shape %[[V]] {{\[\[}}0, 1, 2]] : memref<?x137x64xf32> into memref<?xf32>
+//       CHECK:   %[[HEAD:.*]] = memref.subview %[[V]][%[[H]], 0, 0] [1, %[[N]], 64]
+//       CHECK:   %[[ELEMENTS:.*]] = memref.dim %[[FLAT]], %c0
+//       CHECK:   %[[ROOM:.*]] = arith.subi %[[ELEMENTS]], %c4145
+//       CHECK:   arith.floordivsi %{{.*}}, %c64
+//       CHECK:   %[[SPLIT:.*]] = arith.minsi %[[N]], %{{.*}}
+//       CHECK:   %[[PART:.*]] = scf.for %[[J:.*]] = %c0 to %[[SPLIT]] step %c1
+//       CHECK:     %[[ROW:.*]] = memref.subview %[[HEAD]][0, %[[J]], 0]
+//       CHECK:     %{{.*}}, %[[OFF:.*]], %{{.*}}:3, %{{.*}}:3 = memref.extract_strided_metadata %[[ROW]]
+//       CHECK:     %[[AT0:.*]] = arith.addi %[[OFF]], %c4096
+//       CHECK:     memref.prefetch %[[FLAT]][%[[AT0]]], read, locality<3>, data : memref<?xf32>
+//       CHECK:     arith.addi %[[OFF]], %c4112
+//       CHECK:     memref.prefetch %[[FLAT]]
+//       CHECK:     arith.addi %[[OFF]], %c4128
+//       CHECK:     memref.prefetch %[[FLAT]]
+//       CHECK:     arith.addi %[[OFF]], %c4144
+//       CHECK:     memref.prefetch %[[FLAT]]
+//       CHECK:     vector.transfer_read %[[ROW]]
+//       CHECK:   scf.for %{{.*}} = %[[SPLIT]] to %[[N]] step %c1 iter_args(%{{.*}} = %[[PART]])
+//   CHECK-NOT:     memref.prefetch
+//       CHECK:   return
+func.func @cache(%v: memref<?x137x64xf32>, %h: index, %n: index,
+                 %init: vector<64xf32>) -> vector<64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %pad = arith.constant 0.0 : f32
+  %head = memref.subview %v[%h, 0, 0] [1, %n, 64] [1, 1, 1]
+      : memref<?x137x64xf32> to memref<1x?x64xf32, strided<[8768, 64, 1], offset: ?>>
+  %r = scf.for %j = %c0 to %n step %c1 iter_args(%acc = %init) -> (vector<64xf32>) {
+    %row = memref.subview %head[0, %j, 0] [1, 1, 64] [1, 1, 1]
+        : memref<1x?x64xf32, strided<[8768, 64, 1], offset: ?>> to memref<1x1x64xf32, strided<[8768, 64, 1], offset: ?>>
+    %y = vector.transfer_read %row[%c0, %c0, %c0], %pad
+        {in_bounds = [true], permutation_map = affine_map<(d0, d1, d2) -> (d2)>}
+        : memref<1x1x64xf32, strided<[8768, 64, 1], offset: ?>>, vector<64xf32>
+    %s = arith.addf %acc, %y : vector<64xf32>
+    scf.yield %s : vector<64xf32>
+  } {tfm.prefetch_distance = 64 : i64}
+  return %r : vector<64xf32>
 }
 
 // -----

@@ -140,6 +140,90 @@ func.func @decode_values(%p: tensor<?x1x?xf32>, %v: tensor<?x?x64xf32>,
 
 // -----
 
+// A decoding step's attention, one batch x head an iteration of a parallel
+// loop: its scores read a key row (64 floats, four lines) a step, its
+// product with the values a value row a step, along a dynamic number of
+// positions. Both prefetch 64 steps (16 KiB) ahead; tiling marks the loops
+// that take those steps. AVX2's scores take a key row 8 floats at a time,
+// too little a step to prefetch (its values still do). The same ops over a
+// static number of positions prefetch nothing.
+
+// CHECK-LABEL: func.func @decode_streams
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 1, 1, 64]], prefetch_distance = 64>
+//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]], interchange = {{.*}}, prefetch_distance = 64>
+// AVX2-LABEL: func.func @decode_streams
+//       AVX2:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 1, 1, 8]]>
+//       AVX2:   tile_sizes = {{\[}}[0, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]], interchange = {{.*}}, prefetch_distance = 64>
+// TILED-LABEL: func.func @decode_streams
+//       TILED:   scf.forall
+//       TILED:     scf.for
+//       TILED:       vector.transfer_read {{.*}} : tensor<1x1x64xf32>, vector<1x1x1x64xf32>
+//       TILED:     } {tfm.prefetch_distance = 64 : i64}
+//       TILED:     scf.for %{{.*}} step %c512
+//       TILED:       scf.for
+//       TILED:       } {tfm.prefetch_distance = 64 : i64}
+func.func @decode_streams(%q: tensor<?x1x64xf32>, %k: tensor<?x?x64xf32>,
+                          %v: tensor<?x?x64xf32>, %out: tensor<?x1x64xf32>)
+    -> tensor<?x1x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %q, %c0 : tensor<?x1x64xf32>
+  %len = tensor.dim %k, %c1 : tensor<?x?x64xf32>
+  %r = scf.forall (%b) in (%n) shared_outs(%o = %out) -> (tensor<?x1x64xf32>) {
+    %qb = tensor.extract_slice %q[%b, 0, 0] [1, 1, 64] [1, 1, 1] : tensor<?x1x64xf32> to tensor<1x1x64xf32>
+    %kb = tensor.extract_slice %k[%b, 0, 0] [1, %len, 64] [1, 1, 1] : tensor<?x?x64xf32> to tensor<1x?x64xf32>
+    %vb = tensor.extract_slice %v[%b, 0, 0] [1, %len, 64] [1, 1, 1] : tensor<?x?x64xf32> to tensor<1x?x64xf32>
+    %e = tensor.empty(%len) : tensor<1x1x?xf32>
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x1x?xf32>) -> tensor<1x1x?xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(b, i, j, d) -> (b, i, d)>,
+                                          affine_map<(b, i, j, d) -> (b, j, d)>,
+                                          affine_map<(b, i, j, d) -> (b, i, j)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%qb, %kb : tensor<1x1x64xf32>, tensor<1x?x64xf32>) outs(%z : tensor<1x1x?xf32>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %a = arith.addf %m, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1x1x?xf32>
+    %ob = tensor.extract_slice %o[%b, 0, 0] [1, 1, 64] [1, 1, 1] : tensor<?x1x64xf32> to tensor<1x1x64xf32>
+    %p = linalg.batch_matmul ins(%s, %vb : tensor<1x1x?xf32>, tensor<1x?x64xf32>)
+        outs(%ob : tensor<1x1x64xf32>) -> tensor<1x1x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %p into %o[%b, 0, 0] [1, 1, 64] [1, 1, 1] : tensor<1x1x64xf32> into tensor<?x1x64xf32>
+    }
+  }
+  return %r : tensor<?x1x64xf32>
+}
+
+// CHECK-LABEL: func.func @static_positions
+//   CHECK-NOT:   prefetch_distance
+//       CHECK:   return
+func.func @static_positions(%k: tensor<16x128x64xf32>, %q: tensor<16x1x64xf32>,
+                            %out: tensor<16x1x128xf32>) -> tensor<16x1x128xf32> {
+  %r = scf.forall (%b) in (16) shared_outs(%o = %out) -> (tensor<16x1x128xf32>) {
+    %qb = tensor.extract_slice %q[%b, 0, 0] [1, 1, 64] [1, 1, 1] : tensor<16x1x64xf32> to tensor<1x1x64xf32>
+    %kb = tensor.extract_slice %k[%b, 0, 0] [1, 128, 64] [1, 1, 1] : tensor<16x128x64xf32> to tensor<1x128x64xf32>
+    %ob = tensor.extract_slice %o[%b, 0, 0] [1, 1, 128] [1, 1, 1] : tensor<16x1x128xf32> to tensor<1x1x128xf32>
+    %s = linalg.generic {indexing_maps = [affine_map<(b, i, j, d) -> (b, i, d)>,
+                                          affine_map<(b, i, j, d) -> (b, j, d)>,
+                                          affine_map<(b, i, j, d) -> (b, i, j)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+        ins(%qb, %kb : tensor<1x1x64xf32>, tensor<1x128x64xf32>) outs(%ob : tensor<1x1x128xf32>) {
+    ^bb0(%x: f32, %y: f32, %acc: f32):
+      %m = arith.mulf %x, %y : f32
+      %a = arith.addf %m, %acc : f32
+      linalg.yield %a : f32
+    } -> tensor<1x1x128xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[%b, 0, 0] [1, 1, 128] [1, 1, 1] : tensor<1x1x128xf32> into tensor<16x1x128xf32>
+    }
+  }
+  return %r : tensor<16x1x128xf32>
+}
+
+// -----
+
 // An op with 2^15 iterations or more is first cut into parallel tiles, one
 // iteration of every parallel loop outside the vector (the threads take
 // blocks of them); a reduction loop stays whole in each tile. An innermost

@@ -337,24 +337,29 @@ def TfmCpuLowerCopies
 
 def TfmCpuPrefetchWeights
     : Pass<"tfm-cpu-prefetch-weights", "::mlir::func::FuncOp"> {
-  let summary = "Prefetch the constant operands of marked loops some "
-                "iterations ahead";
+  let summary = "Prefetch what marked loops stream through of constants "
+                "and arguments some iterations ahead";
   let description = [{
     Tiling marks the last level's loops of an op whose `lowering_config`
     has a `prefetch_distance` D with `tfm.prefetch_distance = D`
     (`tfm-cpu-select-vector-strategy` asks it of a few-row product with
-    packed panels: a decoding step's batch). Once bufferized, each
-    `vector.transfer_read` directly in such an `scf.for` that reads a
-    constant (a view of a `memref.get_global` of static shape) at a place
-    that moves with the loop's induction variable, by a static stride, gets
-    a `memref.prefetch` of each 64-byte line that the read will read D
-    iterations later. The address is taken in the constant as a whole (the
+    packed panels, a decoding step's batch, and of a decoding step's
+    attention along the positions of its cache). Once bufferized, each
+    `vector.transfer_read` directly in such an `scf.for` that streams
+    through a buffer from memory - a view of a constant (a
+    `memref.get_global` of static shape) or of an argument of the function
+    of identity layout (a key/value cache), not an allocation of the
+    function's own - at a place that moves with the loop's induction
+    variable by a static stride of a cache line or more, gets a
+    `memref.prefetch` of each 64-byte line that the read will read D
+    iterations later. The address is taken in the buffer as a whole (the
     read's offset in it plus D strides), so that the prefetches run on from
-    one panel into the next. So that none points past the constant, the
-    loop is split once, at the first iteration whose prefetches would: the
-    iterations before it prefetch, the rest (the last panel's last D steps)
-    run without (a clamp of every address would cost instructions at every
-    step).
+    one panel into the next, or from one head's keys into the next head's.
+    So that none points past the buffer, the loop is split once, at the
+    first iteration whose prefetches would (computed from the buffer's
+    size at run time where it is dynamic): the iterations before it
+    prefetch, the rest (the last panel's last D steps) run without (a clamp
+    of every address would cost instructions at every step).
 
     ```mlir
     scf.for %k = %c0 to %c768 step %c1 iter_args(%acc = %init) -> ... {

@@ -77,13 +77,16 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
     their natural order.
 
     `prefetch_distance`, if given, asks the loops of the last level to
-    prefetch what their iterations read of constant operands (the packed
-    weights of a matmul's panels) that many iterations ahead:
-    `tfm-cpu-prefetch-weights` inserts the prefetches once the constants
-    are buffers. A product of a few rows (a decoding step's batch) streams
-    each panel once from memory while it does several FMAs per cache
-    line, and the loop's instructions fill the out-of-order window before
-    it reaches the loads far enough ahead to keep the memory busy.
+    prefetch what their iterations stream through, constants (the packed
+    weights of a matmul's panels) and the function's arguments (a key/value
+    cache), that many iterations ahead: `tfm-cpu-prefetch-weights` inserts
+    the prefetches once they are buffers. A product of a few rows (a
+    decoding step's batch) streams each panel once from memory while it
+    does several FMAs per cache line, and the loop's instructions fill the
+    out-of-order window before it reaches the loads far enough ahead to
+    keep the memory busy; a decoding step's attention streams each head's
+    keys and values, a few pages each, which the hardware's prefetcher
+    starts afresh at every page.
 
     An op that also carries the unit attribute `tfm.fuse_into_consumer` is
     not tiled at level 0 on its own: the op that reads it fuses it into its
@@ -126,7 +129,7 @@ def Tfm_LoweringConfigAttr : AttrDef<Tfm_Dialect, "LoweringConfig"> {
                               "loop order per level">:$interchange,
     DefaultValuedParameter<"int64_t", "0",
                            "iterations ahead that the last level's loops "
-                           "prefetch constant operands (0: none)">
+                           "prefetch what they stream through (0: none)">
         :$prefetch_distance);
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
