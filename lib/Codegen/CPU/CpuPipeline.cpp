@@ -127,10 +127,14 @@ void tfm::buildCpuLLVMStage(OpPassManager &pm, bool vectorized,
       VectorTransferToSCFOptions().enableFullUnroll()));
   loops.addPass(createLowerAffinePass());
   // Each scf.parallel becomes an OpenMP parallel loop; the thread count is
-  // libomp's (OMP_NUM_THREADS, which the executables' --threads sets). The
-  // canonicalizer then inlines the allocation scopes that hold no alloca.
+  // libomp's (OMP_NUM_THREADS, which the executables' --threads sets).
+  // Those of a run-time trip count start their threads only when the work
+  // is worth it. The canonicalizer then inlines the allocation scopes that
+  // hold no alloca.
   pm.addPass(createConvertSCFToOpenMPPass());
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  OpPassManager &openMp = pm.nest<func::FuncOp>();
+  openMp.addPass(createTfmCpuSerializeSmallLoops());
+  openMp.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createSCFToControlFlowPass());
   // The model's own checks (the ONNX importer's bounds of symbolic sizes)
   // print their message.

@@ -523,12 +523,6 @@ getContractionConfig(linalg::LinalgOp op,
       {array({}), array(cacheOrder), array(order), array({})}, prefetch);
 }
 
-/// Iterations below which an op runs on one thread: starting the threads
-/// (a few microseconds for an OpenMP fork and join) would cost about what
-/// they save. At 2^14, the [2, 10, 4, 8] x 32 head projections of
-/// examples/decoder_block.mlir went parallel and the model got 12% slower.
-static constexpr int64_t kMinParallelIterations = 1 << 15;
-
 /// The parallel tiles of an op that is not a micro-kernel contraction: one
 /// iteration of each parallel loop outside the vector, when there are
 /// enough iterations to share. OpenMP hands the threads blocks of these

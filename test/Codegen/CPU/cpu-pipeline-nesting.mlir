@@ -17,6 +17,7 @@
 // CHECK-NEXT: ),
 // CHECK-NEXT: convert-scf-to-openmp
 // CHECK-NEXT: func.func(
+// CHECK-NEXT:   tfm-cpu-serialize-small-loops
 // CHECK-NEXT:   canonicalize
 // CHECK:      tfm-expand-shape-to-reinterpret-cast,
 // CHECK-NEXT: func.func(

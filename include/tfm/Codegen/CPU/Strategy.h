@@ -21,6 +21,15 @@ namespace tfm {
 /// prefetch brings in, the unit of L1's sets.
 constexpr int64_t kCacheLineBytes = 64;
 
+/// Iterations below which an op runs on one thread: starting the threads
+/// (a few microseconds for an OpenMP fork and join) would cost about what
+/// they save. At 2^14, the [2, 10, 4, 8] x 32 head projections of
+/// examples/decoder_block.mlir went parallel and the model got 12% slower.
+/// `tfm-cpu-select-vector-strategy` applies it to static extents when it
+/// chooses the parallel tiles, `tfm-cpu-serialize-small-loops` to dynamic
+/// ones when the loop runs.
+constexpr int64_t kMinParallelIterations = 1 << 15;
+
 /// The vector shape of an op that is not a micro-kernel contraction: one
 /// register's worth of `op`'s widest element type along the innermost loop
 /// (fewer if the loop is shorter; all of it if it is a reduction of up to
