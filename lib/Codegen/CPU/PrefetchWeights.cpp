@@ -116,12 +116,15 @@ std::optional<StreamedRead> getStreamedRead(vector::TransferReadOp read,
   Value view = read.getBase();
   while (true) {
     if (isStreamedBuffer(view)) {
-      // A stream moves by a line or more each iteration; what moves by less
-      // (a column of the left operand, a float a step) the hardware's
-      // prefetcher follows.
+      // An argument is streamed if the read moves by a line or more each
+      // iteration; what moves by less (a column of a product's left operand,
+      // a float a step) the hardware's prefetcher follows. (A constant's
+      // reads in a marked loop are its packed panels'.)
       int64_t elementBytes = llvm::divideCeil(
           cast<MemRefType>(view.getType()).getElementTypeBitWidth(), 8);
-      if (result.step * elementBytes < kCacheLineBytes)
+      if (result.step <= 0 ||
+          (isa<BlockArgument>(view) &&
+           result.step * elementBytes < kCacheLineBytes))
         return std::nullopt;
       result.buffer = view;
       return result;
