@@ -505,11 +505,9 @@ getContractionConfig(linalg::LinalgOp op,
       getFmasPerPanelLine(op, registers[m], registers[n], lanes) >=
           kPrefetchFmasPerLine)
     prefetch = kPrefetchSteps;
-  if (nested) {
-    SmallVector<int64_t> step(registers);
-    step[k] = 1;
-    prefetch = std::max(prefetch, getStreamPrefetchDistance(op, step));
-  }
+  SmallVector<int64_t> step(registers);
+  step[k] = 1;
+  prefetch = std::max(prefetch, getStreamPrefetchDistance(op, step));
 
   auto array = [&](ArrayRef<int64_t> values) {
     return DenseI64ArrayAttr::get(ctx, values);
