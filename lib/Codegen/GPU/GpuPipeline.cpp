@@ -97,6 +97,10 @@ static void buildMappingStage(OpPassManager &pm,
   buildMappingPasses(pm, config, config.blockSize);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The constants (and dims, views) a launch body reads become the
+  // kernel's own rather than its parameters, so that its loop bounds and
+  // strides are known where it is compiled.
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createTfmMergeGpuModules());
   // Host-side gpu ops become asynchronous on one stream per call, which
