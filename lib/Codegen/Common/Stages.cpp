@@ -17,13 +17,16 @@ using namespace mlir::tfm;
 
 void tfm::buildTfmToLinalgStage(OpPassManager &pm,
                                 std::unique_ptr<Pass> selectStrategy,
-                                bool mapTileLoops, bool decodePath) {
+                                bool mapTileLoops, bool decodePath,
+                                bool foldTransposes) {
   ConvertTfmToLinalgOptions lowering;
   lowering.decodePath = decodePath;
   pm.addPass(createConvertTfmToLinalg(lowering));
   pm.addPass(createTfmFoldEmptyLoops());
   // Splits into heads transposed as a whole, not collapsed and copied.
   pm.addPass(createTfmFoldReshapesIntoTransposes());
+  if (foldTransposes)
+    pm.addPass(createTfmFoldTransposesIntoProducts());
   pm.addPass(std::move(selectStrategy));
   TfmTileByConfigOptions tiling;
   tiling.mapTileLoops = mapTileLoops;

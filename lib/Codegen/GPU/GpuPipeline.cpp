@@ -180,8 +180,12 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) 
     strategy.qTileSize = config.attentionQTile;
   if (config.attentionKvTile > 0)
     strategy.kvTileSize = config.attentionKvTile;
+  // On tensor cores ldmatrix loads a product's right operand by rows of
+  // either dimension: the weights of x · wᵀ are read as they are, not
+  // transposed by a kernel at every call.
   buildTfmToLinalgStage(pm, createTfmGpuSelectStrategy(strategy),
-                        /*mapTileLoops=*/true);
+                        /*mapTileLoops=*/true, /*decodePath=*/false,
+                        /*foldTransposes=*/config.tensorCores);
   if (config.stopAfter == GpuStage::Linalg)
     return;
   buildBufferizationStage(pm);

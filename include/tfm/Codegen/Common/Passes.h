@@ -36,10 +36,13 @@ LogicalResult decomposeAggregates(Operation *root);
 /// with elementwise producers fused. `mapTileLoops`: the tile loops are
 /// GPU blocks (tfm-tile-by-config's map-tile-loops). `decodePath`: the
 /// lowering's decode-path (decoding steps' attention reads its keys in
-/// place).
+/// place). `foldTransposes`: products read transposed operands through
+/// their indexing maps (tfm-fold-transposes-into-products) rather than
+/// after a transpose.
 void buildTfmToLinalgStage(OpPassManager &pm,
                            std::unique_ptr<Pass> selectStrategy,
-                           bool mapTileLoops = false, bool decodePath = false);
+                           bool mapTileLoops = false, bool decodePath = false,
+                           bool foldTransposes = false);
 
 /// One-shot bufferization across function boundaries with identity layouts,
 /// results turned into caller-allocated out-parameters (static result

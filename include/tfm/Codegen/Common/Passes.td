@@ -88,6 +88,24 @@ def TfmFoldEmptyLoops : Pass<"tfm-fold-empty-loops"> {
   }];
 }
 
+def TfmFoldTransposesIntoProducts
+    : Pass<"tfm-fold-transposes-into-products"> {
+  let summary = "Read a product's transposed operand through its indexing map";
+  let description = [{
+    A product on tensors (`linalg.matmul`, `linalg.batch_matmul`, a
+    contraction `linalg.generic`) one of whose inputs is the result of a
+    `linalg.transpose` reads the transpose's input instead, the permutation
+    moved into that operand's indexing map; the transpose goes when nothing
+    else reads it. The lowering to linalg transposes every transposed right
+    operand (the weights of `x · wᵀ`) once so that the CPU's micro-kernel
+    reads it by rows; the GPU's tensor-core path loads either layout
+    (`ldmatrix` with or without `.trans`) and runs this pass instead of a
+    transpose kernel at every call. A named product keeps its name where
+    the permutation swaps its last two dimensions (its verifier's
+    transposed operand); another permutation is left alone there.
+  }];
+}
+
 def TfmFoldReshapesIntoTransposes
     : Pass<"tfm-fold-reshapes-into-transposes"> {
   let summary = "Transpose a split into heads before merging its dimensions";
