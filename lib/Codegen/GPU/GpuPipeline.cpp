@@ -80,7 +80,9 @@ static void buildMappingPasses(OpPassManager &pm,
           : getMaxSharedMemoryPerBlock(config.chip.getValue());
   TfmGpuPromoteOperandsOptions promotion;
   promotion.sharedMemoryBytes = sharedMemoryBytes;
-  promotion.doubleBuffer = config.tensorCores;
+  // Three stages for the tensor cores' asynchronous copies: two steps'
+  // operands in flight while a step computes.
+  promotion.stages = config.tensorCores ? 3 : 1;
   pm.addNestedPass<func::FuncOp>(createTfmGpuPromoteOperands(promotion));
   TfmMapToGpuOptions mapping;
   mapping.blockSize = blockSize;

@@ -232,6 +232,9 @@ private:
   /// The group of the last run of prefetches, for the wait of the product
   /// that reads them.
   Value prefetchGroup;
+  /// How many steps ahead that run fetches: the groups committed after the
+  /// one the product reads.
+  int64_t prefetchAhead = 0;
 };
 
 void TfmMapToGpuPass::runOnOperation() {
@@ -342,17 +345,21 @@ int64_t TfmMapToGpuPass::getAsyncStaging(linalg::CopyOp copy) const {
   auto forall = copy->getParentOfType<scf::ForallOp>();
   if (!forall)
     return 0;
-  // A block buffer, or either of a double-buffered operand's two.
-  Value target = getRootBuffer(copy.getOutputs()[0]);
-  SmallVector<Value, 2> targets{target};
-  if (auto select = target.getDefiningOp<arith::SelectOp>())
-    targets = {getRootBuffer(select.getTrueValue()),
-               getRootBuffer(select.getFalseValue())};
+  // A block buffer, or any of a pipelined operand's (chosen by a chain of
+  // selects).
   SmallVector<Operation *> buffers = getBlockBuffers(forall);
-  for (Value buffer : targets)
-    if (!buffer.getDefiningOp() ||
-        !llvm::is_contained(buffers, buffer.getDefiningOp()))
+  SmallVector<Value> targets{getRootBuffer(copy.getOutputs()[0])};
+  while (!targets.empty()) {
+    Value target = targets.pop_back_val();
+    if (auto select = target.getDefiningOp<arith::SelectOp>()) {
+      targets.push_back(getRootBuffer(select.getTrueValue()));
+      targets.push_back(getRootBuffer(select.getFalseValue()));
+      continue;
+    }
+    if (!target.getDefiningOp() ||
+        !llvm::is_contained(buffers, target.getDefiningOp()))
       return 0;
+  }
   return getAsyncCopyElements(copy);
 }
 
@@ -590,10 +597,12 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       // that follow one another (a chunk's A and B) are issued together:
       // one barrier before the first, one wait and one barrier after the
       // last, so that their loads are in flight at the same time.
-      // A run of prefetches (copies for a later step, tfm.prefetch) is
-      // committed as one group and not waited for: the product that reads
-      // their buffers waits (below).
-      bool prefetch = copy->hasAttr(kPrefetchAttrName);
+      // A run of prefetches (copies for a later step, tfm.prefetch = the
+      // steps ahead) is committed as one group and not waited for: the
+      // product that reads their buffers waits (below). Before a pipelined
+      // loop, each step's copies are a group of their own.
+      auto ahead = copy->getAttrOfType<IntegerAttr>(kPrefetchAttrName);
+      bool prefetch = static_cast<bool>(ahead);
       Operation *staging =
           emitAsyncCopy(b, copy, getAsyncCopyElements(copy), thread, blockSize,
                         /*emulated=*/emulateWarps, /*commit=*/!prefetch);
@@ -606,13 +615,19 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         prefetchRun = true;
       }
       prefetchRun = prefetchRun && prefetch;
-      stagingRun = isa_and_nonnull<linalg::CopyOp>(next);
+      auto nextCopy = dyn_cast_or_null<linalg::CopyOp>(next);
+      auto nextAhead =
+          nextCopy ? nextCopy->getAttrOfType<IntegerAttr>(kPrefetchAttrName)
+                   : IntegerAttr();
+      stagingRun = nextCopy && !(ahead && nextAhead && ahead != nextAhead);
       if (stagingRun)
         continue;
       b.setInsertionPointAfter(staging);
       if (prefetchRun) {
-        if (!emulateWarps)
+        if (!emulateWarps) {
           prefetchGroup = emitAsyncCommit(b, loc);
+          prefetchAhead = ahead.getInt();
+        }
         continue;
       }
       // The last of the run: each thread waits for its copies, then the
@@ -628,15 +643,15 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       std::optional<MmaContraction> match =
           matchMmaContraction(contraction, tf32);
       assert(match && "a contraction left for the tensor cores");
-      // A double-buffered operand's copies were prefetched a step earlier
-      // (or before the loop): each thread waits for all its groups but the
-      // newest (the next step's), then the barrier.
+      // A pipelined operand's copies were prefetched steps earlier (or
+      // before the loop): each thread waits for all its groups but the
+      // newest `prefetchAhead` (the next steps'), then the barrier.
       // (Waiting for all, where the prefetches were not issued in this
       // block, is slower but as correct.)
       if (readsPrefetchedBuffer(contraction)) {
         if (!emulateWarps) {
           if (prefetchGroup && prefetchGroup.getParentBlock() == &block)
-            emitAsyncWaitAllBut(b, loc, prefetchGroup, 1);
+            emitAsyncWaitAllBut(b, loc, prefetchGroup, prefetchAhead);
           else
             emitAsyncWait(b, loc);
         }

@@ -163,22 +163,43 @@ static Value recomputeAt(OpBuilder &b, scf::ForOp loop, Value value, Value at) {
   return mapping.lookupOrDefault(value);
 }
 
-/// Double-buffers what `loop` (two steps or more, static bounds) stages at
-/// every step: each buffer it allocates for a copy gets a twin, both
-/// allocated before it; the first step's copy is issued before the loop,
-/// and each step copies the next step's operand (the last step its own
-/// again, so that every step issues the same copies) into the buffer it
-/// does not read (step parity picks them, arith.select), these copies
-/// marked kPrefetchAttrName: tfm-map-to-gpu lets them fly while the step
-/// computes.
-static void doubleBufferStaging(scf::ForOp loop, int64_t &used,
-                                int64_t sharedMemoryBytes) {
+/// Whether the copies that `loop`'s body stages (`copies`, in order) are
+/// one run: no other linalg op between the first and the last (a
+/// reduction's chunk of A and B), so that each step commits them as one
+/// group of asynchronous copies.
+static bool isOneRun(scf::ForOp loop, ArrayRef<linalg::CopyOp> copies) {
+  for (Operation *op = copies.front(); op != copies.back();
+       op = op->getNextNode())
+    if (isa<linalg::LinalgOp>(op) && !isa<linalg::CopyOp>(op))
+      return false;
+  return true;
+}
+
+/// Pipelines what `loop` (two steps or more, static bounds) stages at every
+/// step through `stages` buffers each: the buffer it allocates for a copy
+/// gets `stages - 1` twins, all allocated before the loop; the copies of
+/// the first `stages - 1` steps are issued before the loop, stage by stage,
+/// and each step copies the operand of the step `stages - 1` ahead (the
+/// last steps their last step's again, so that every step issues the same
+/// copies) into the buffer that the step before it read (the step's index
+/// modulo `stages` picks the buffers, arith.select). The copies carry
+/// kPrefetchAttrName, the number of steps ahead of the loop's current (or
+/// first) step that they fetch: tfm-map-to-gpu lets them fly while the step
+/// computes and waits for all but that many groups before the step's
+/// product. A loop that stages in several runs (flash attention's keys,
+/// then after the scores its values: a group each per step) is
+/// double-buffered at most; so is one where the buffers do not fit.
+static void pipelineStaging(scf::ForOp loop, int64_t stages, int64_t &used,
+                            int64_t sharedMemoryBytes) {
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
   std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-  if (!lb || !ub || !step || *step <= 0 || llvm::divideCeil(*ub - *lb, *step) < 2)
+  if (!lb || !ub || !step || *step <= 0)
     return;
-  int64_t lastStart = *lb + (llvm::divideCeil(*ub - *lb, *step) - 1) * *step;
+  int64_t trips = llvm::divideCeil(*ub - *lb, *step);
+  if (trips < 2 || stages < 2)
+    return;
+  int64_t lastStart = *lb + (trips - 1) * *step;
   SmallVector<linalg::CopyOp> copies;
   int64_t bytes = 0;
   for (Operation &op : loop.getBody()->without_terminator()) {
@@ -193,48 +214,79 @@ static void doubleBufferStaging(scf::ForOp loop, int64_t &used,
     copies.push_back(copy);
     bytes += alloc.getType().getNumElements() * getElementBytes(alloc.getType());
   }
-  if (copies.empty() || used + bytes > sharedMemoryBytes)
+  if (copies.empty())
     return;
+  stages = std::min(stages, trips);
+  if (!isOneRun(loop, copies))
+    stages = std::min<int64_t>(stages, 2);
+  while (stages > 2 && used + (stages - 1) * bytes > sharedMemoryBytes)
+    --stages;
+  if (used + (stages - 1) * bytes > sharedMemoryBytes)
+    return;
+  int64_t ahead = stages - 1;
 
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  // The operands' sources for the first step and for the next, computed
-  // first: a source that takes more than view arithmetic leaves the loop
-  // as it is.
-  Value first = loop.getLowerBound();
+  // The step's slot among the buffers, and the start of the step `ahead`
+  // steps on (clamped to the last).
   b.setInsertionPointToStart(loop.getBody());
   Value iv = loop.getInductionVar();
   Value next = arith::MinSIOp::create(
-      b, loc, arith::AddIOp::create(b, loc, iv, loop.getStep()),
+      b, loc,
+      arith::AddIOp::create(
+          b, loc, iv, arith::ConstantIndexOp::create(b, loc, ahead * *step)),
       arith::ConstantIndexOp::create(b, loc, lastStart));
   Value index = arith::DivSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, iv, first), loop.getStep());
-  Value even = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      arith::RemSIOp::create(b, loc, index,
-                             arith::ConstantIndexOp::create(b, loc, 2)),
-      arith::ConstantIndexOp::create(b, loc, 0));
+      b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+      loop.getStep());
+  Value slot = arith::RemSIOp::create(
+      b, loc, index, arith::ConstantIndexOp::create(b, loc, stages));
+  // slot == k, for k < stages - 1 (the last slot is what is left).
+  SmallVector<Value> isSlot;
+  for (int64_t k = 0; k + 1 < stages; ++k)
+    isSlot.push_back(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, slot,
+        arith::ConstantIndexOp::create(b, loc, k)));
+  Operation *lastIndexOp = isSlot.back().getDefiningOp();
+
+  struct Staged {
+    linalg::CopyOp copy;
+    SmallVector<Value> firstSources;
+    Value nextSource;
+    SmallVector<Value> buffers;
+    std::function<Value(OpBuilder &, Value)> viewOf;
+  };
+  SmallVector<Staged> staged;
+  OpBuilder before(loop);
   for (linalg::CopyOp copy : copies) {
     Value source = copy.getInputs()[0], target = copy.getOutputs()[0];
     auto alloc = getRootBuffer(target).getDefiningOp<memref::AllocOp>();
-    OpBuilder before(loop);
-    Value firstSource = recomputeAt(before, loop, source, first);
-    OpBuilder inside(copy);
-    Value nextSource = firstSource ? recomputeAt(inside, loop, source, next)
-                                   : Value();
-    if (!firstSource || !nextSource) {
-      // Only recomputed views are left behind: dead, and canonicalized.
-      continue;
+    // The operand's sources for the first steps and for the step ahead: a
+    // source that takes more than view arithmetic leaves the copy as it is
+    // (recomputed views left behind are dead, and canonicalized).
+    SmallVector<Value> firstSources;
+    for (int64_t j = 0; j < ahead; ++j) {
+      Value at = arith::ConstantIndexOp::create(before, loc, *lb + j * *step);
+      firstSources.push_back(recomputeAt(before, loop, source, at));
     }
+    OpBuilder inside(copy);
+    Value nextSource = llvm::all_of(firstSources,
+                                   [](Value v) { return bool(v); })
+                           ? recomputeAt(inside, loop, source, next)
+                           : Value();
+    if (!nextSource)
+      continue;
     alloc->moveBefore(loop);
-    Operation *twin = before.clone(*alloc);
+    SmallVector<Value> buffers{alloc.getResult()};
+    for (int64_t j = 1; j < stages; ++j)
+      buffers.push_back(before.clone(*alloc)->getResult(0));
     // The views of the buffer that the copy writes (its padded leading
     // part), rebuilt on another buffer.
     SmallVector<Operation *> chain;
     for (Value v = target; v != alloc.getResult();
          v = cast<ViewLikeOpInterface>(v.getDefiningOp()).getViewSource())
       chain.push_back(v.getDefiningOp());
-    auto viewOf = [&](OpBuilder &vb, Value buffer) {
+    auto viewOf = [chain, target, alloc](OpBuilder &vb, Value buffer) {
       IRMapping mapping;
       mapping.map(chain.empty() ? target : chain.back()->getOperand(0),
                   buffer);
@@ -242,27 +294,46 @@ static void doubleBufferStaging(scf::ForOp loop, int64_t &used,
         vb.clone(*op, mapping);
       return mapping.lookupOrDefault(target);
     };
-    UnitAttr prefetch = b.getUnitAttr();
-    auto firstCopy = linalg::CopyOp::create(
-        before, loc, ValueRange{firstSource},
-        ValueRange{viewOf(before, alloc.getResult())});
-    firstCopy->setAttr(kPrefetchAttrName, prefetch);
-    // This step's buffer and the next's.
-    b.setInsertionPointAfter(even.getDefiningOp());
-    Value current = arith::SelectOp::create(b, loc, even, alloc.getResult(),
-                                            twin->getResult(0));
-    Value other = arith::SelectOp::create(b, loc, even, twin->getResult(0),
-                                          alloc.getResult());
-    alloc.getResult().replaceUsesWithIf(current, [&](OpOperand &use) {
+    staged.push_back({copy, firstSources, nextSource, buffers, viewOf});
+    used += (stages - 1) * alloc.getType().getNumElements() *
+            getElementBytes(alloc.getType());
+  }
+
+  // The first steps' copies, a step's together (one group each).
+  for (int64_t j = 0; j < ahead; ++j)
+    for (Staged &operand : staged) {
+      auto first = linalg::CopyOp::create(
+          before, loc, ValueRange{operand.firstSources[j]},
+          ValueRange{operand.viewOf(before, operand.buffers[j])});
+      first->setAttr(kPrefetchAttrName, before.getI64IntegerAttr(j));
+    }
+  // In each step: the buffer the step reads (slot k: buffers[k]) and the
+  // one it fills for the step `ahead` on (buffers[(k + ahead) % stages]).
+  b.setInsertionPointAfter(lastIndexOp);
+  auto choose = [&](ArrayRef<Value> buffers, int64_t shift,
+                    SmallPtrSetImpl<Operation *> &selects) {
+    Value chosen = buffers[(stages - 1 + shift) % stages];
+    for (int64_t k = stages - 2; k >= 0; --k) {
+      chosen = arith::SelectOp::create(b, loc, isSlot[k],
+                                       buffers[(k + shift) % stages], chosen);
+      selects.insert(chosen.getDefiningOp());
+    }
+    return chosen;
+  };
+  for (Staged &operand : staged) {
+    SmallPtrSet<Operation *, 4> selects;
+    Value current = choose(operand.buffers, 0, selects);
+    Value fill = choose(operand.buffers, ahead, selects);
+    operand.buffers.front().replaceUsesWithIf(current, [&](OpOperand &use) {
       return loop->isProperAncestor(use.getOwner()) &&
-             use.getOwner() != current.getDefiningOp() &&
-             use.getOwner() != other.getDefiningOp();
+             !selects.contains(use.getOwner());
     });
-    auto nextCopy = linalg::CopyOp::create(inside, loc, ValueRange{nextSource},
-                                           ValueRange{viewOf(inside, other)});
-    nextCopy->setAttr(kPrefetchAttrName, prefetch);
-    copy->erase();
-    used += alloc.getType().getNumElements() * getElementBytes(alloc.getType());
+    OpBuilder inside(operand.copy);
+    auto nextCopy = linalg::CopyOp::create(
+        inside, loc, ValueRange{operand.nextSource},
+        ValueRange{operand.viewOf(inside, fill)});
+    nextCopy->setAttr(kPrefetchAttrName, inside.getI64IntegerAttr(ahead));
+    operand.copy->erase();
   }
 }
 
@@ -274,12 +345,12 @@ struct TfmGpuPromoteOperandsPass
   void runOnOperation() override {
     getOperation().walk([&](scf::ForallOp forall) {
       int64_t used = promoteOperands(forall, sharedMemoryBytes);
-      if (!doubleBuffer)
+      if (stages < 2)
         return;
       SmallVector<scf::ForOp> loops;
       forall.getBody()->walk([&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
-        doubleBufferStaging(loop, used, sharedMemoryBytes);
+        pipelineStaging(loop, stages, used, sharedMemoryBytes);
     });
   }
 };

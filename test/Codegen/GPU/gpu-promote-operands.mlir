@@ -1,7 +1,9 @@
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands))" --split-input-file | FileCheck %s
 // RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{shared-memory-bytes=3000}))" --split-input-file | FileCheck %s --check-prefix=SMALL
-// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{double-buffer=true}))" --split-input-file | FileCheck %s --check-prefix=DOUBLE
-// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{double-buffer=true shared-memory-bytes=16000}))" --split-input-file | FileCheck %s --check-prefix=NO-ROOM
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{stages=2}))" --split-input-file | FileCheck %s --check-prefix=DOUBLE
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{stages=3}))" --split-input-file | FileCheck %s --check-prefix=PIPE
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{stages=3 shared-memory-bytes=25000}))" --split-input-file | FileCheck %s --check-prefix=FEWER
+// RUN: tfm-opt %s --pass-pipeline="builtin.module(func.func(tfm-gpu-promote-operands{stages=2 shared-memory-bytes=16000}))" --split-input-file | FileCheck %s --check-prefix=NO-ROOM
 
 // Flash attention's shape: inside a tile, a loop over key blocks whose
 // contraction reads the query tile (the same at every step) and a key
@@ -79,40 +81,86 @@ func.func @view_in_loop(%q: memref<2x16x64xf32>, %kt: memref<64x128xf32>, %s: me
 
 // -----
 
-// With double-buffer, a loop of three chunks that stages A's and B's chunk
-// at every step: each buffer gets a twin, allocated before the loop, and
-// the first chunk's copies are issued there; each step picks the buffer it
-// reads and the other by its parity, and copies the next chunk (the last
-// step: its own, 128) into the other one, these copies marked
-// tfm.prefetch. Without room for the twins (16000 bytes), nothing changes.
-// Without the option (CHECK), the copies stay in the loop, unmarked.
+// With stages=2, a loop of three chunks that stages A's and B's chunk at
+// every step: each buffer gets a twin, allocated before the loop, and the
+// first chunk's copies are issued there (tfm.prefetch = 0: for the first
+// step); each step picks the buffer it reads and the other by its parity,
+// and copies the next chunk (the last step: its own, 128) into the other
+// one, these copies marked tfm.prefetch = 1 (a step ahead). Without room
+// for the twins (16000 bytes), nothing changes. Without the option
+// (CHECK), the copies stay in the loop, unmarked.
 
 // DOUBLE-LABEL: func.func @chunks(
 //       DOUBLE:   scf.forall
-//       DOUBLE:     %[[FIRST_A:.*]] = memref.subview %arg0[0, %c0] [32, 64] [1, 1]
+//       DOUBLE:     %[[FIRST_A:.*]] = memref.subview %arg0[0, %c0{{.*}}] [32, 64] [1, 1]
 //       DOUBLE:     %[[A0:.*]] = memref.alloc() : memref<32x72xf16>
 //       DOUBLE:     %[[A1:.*]] = memref.alloc() : memref<32x72xf16>
-//       DOUBLE:     %[[A0_VIEW:.*]] = memref.subview %[[A0]][0, 0] [32, 64] [1, 1]
-//       DOUBLE:     linalg.copy {tfm.prefetch} ins(%[[FIRST_A]] : {{.*}}) outs(%[[A0_VIEW]] :
 //       DOUBLE:     %[[B0:.*]] = memref.alloc() : memref<64x40xf16>
 //       DOUBLE:     %[[B1:.*]] = memref.alloc() : memref<64x40xf16>
-//       DOUBLE:     linalg.copy {tfm.prefetch}
+//       DOUBLE:     %[[A0_VIEW:.*]] = memref.subview %[[A0]][0, 0] [32, 64] [1, 1]
+//       DOUBLE:     linalg.copy {tfm.prefetch = 0 : i64} ins(%[[FIRST_A]] : {{.*}}) outs(%[[A0_VIEW]] :
+//       DOUBLE:     linalg.copy {tfm.prefetch = 0 : i64}
 //       DOUBLE:     scf.for %[[K:.*]] = %c0 to %c192 step %c64 {
 //       DOUBLE:       %[[SUM:.*]] = arith.addi %[[K]], %c64
 //       DOUBLE:       %[[NEXT:.*]] = arith.minsi %[[SUM]], %c128
 //       DOUBLE:       %[[EVEN:.*]] = arith.cmpi eq
-//   DOUBLE-DAG:       %[[CUR_B:.*]] = arith.select %[[EVEN]], %[[B0]], %[[B1]] : memref<64x40xf16>
-//   DOUBLE-DAG:       %[[OTHER_B:.*]] = arith.select %[[EVEN]], %[[B1]], %[[B0]] : memref<64x40xf16>
 //   DOUBLE-DAG:       %[[CUR_A:.*]] = arith.select %[[EVEN]], %[[A0]], %[[A1]] : memref<32x72xf16>
 //   DOUBLE-DAG:       %[[OTHER_A:.*]] = arith.select %[[EVEN]], %[[A1]], %[[A0]] : memref<32x72xf16>
+//   DOUBLE-DAG:       %[[CUR_B:.*]] = arith.select %[[EVEN]], %[[B0]], %[[B1]] : memref<64x40xf16>
+//   DOUBLE-DAG:       %[[OTHER_B:.*]] = arith.select %[[EVEN]], %[[B1]], %[[B0]] : memref<64x40xf16>
 //       DOUBLE:       %[[CUR_A_VIEW:.*]] = memref.subview %[[CUR_A]][0, 0] [32, 64] [1, 1]
 //       DOUBLE:       %[[NEXT_A:.*]] = memref.subview %arg0[0, %[[NEXT]]] [32, 64] [1, 1]
 //       DOUBLE:       %[[OTHER_A_VIEW:.*]] = memref.subview %[[OTHER_A]][0, 0] [32, 64] [1, 1]
-//       DOUBLE:       linalg.copy {tfm.prefetch} ins(%[[NEXT_A]] : {{.*}}) outs(%[[OTHER_A_VIEW]] :
+//       DOUBLE:       linalg.copy {tfm.prefetch = 1 : i64} ins(%[[NEXT_A]] : {{.*}}) outs(%[[OTHER_A_VIEW]] :
 //       DOUBLE:       %[[CUR_B_VIEW:.*]] = memref.subview %[[CUR_B]][0, 0] [64, 32] [1, 1]
-//       DOUBLE:       linalg.copy {tfm.prefetch}
+//       DOUBLE:       linalg.copy {tfm.prefetch = 1 : i64}
 //   DOUBLE-NOT:       linalg.copy
 //       DOUBLE:       linalg.matmul ins(%[[CUR_A_VIEW]], %[[CUR_B_VIEW]] :
+
+// With stages=3, three buffers each; the first two chunks' copies before
+// the loop, chunk 0's (A and B) then chunk 1's (tfm.prefetch = 0, then 1);
+// step i (slot i mod 3) reads buffer i mod 3 and fills buffer (i + 2) mod
+// 3, the one step i - 1 read, with the chunk two steps ahead (clamped to
+// the last, 128), marked tfm.prefetch = 2.
+// PIPE-LABEL: func.func @chunks(
+//       PIPE:   scf.forall
+//       PIPE:     %[[FIRST_A:.*]] = memref.subview %arg0[0, %c0{{.*}}] [32, 64] [1, 1]
+//       PIPE:     %[[SECOND_A:.*]] = memref.subview %arg0[0, %c64{{.*}}] [32, 64] [1, 1]
+//       PIPE:     %[[A0:.*]] = memref.alloc() : memref<32x72xf16>
+//       PIPE:     %[[A1:.*]] = memref.alloc() : memref<32x72xf16>
+//       PIPE:     %[[A2:.*]] = memref.alloc() : memref<32x72xf16>
+//       PIPE:     %[[A0_VIEW:.*]] = memref.subview %[[A0]][0, 0] [32, 64] [1, 1]
+//       PIPE:     linalg.copy {tfm.prefetch = 0 : i64} ins(%[[FIRST_A]] : {{.*}}) outs(%[[A0_VIEW]] :
+//       PIPE:     linalg.copy {tfm.prefetch = 0 : i64}
+//       PIPE:     %[[A1_VIEW:.*]] = memref.subview %[[A1]][0, 0] [32, 64] [1, 1]
+//       PIPE:     linalg.copy {tfm.prefetch = 1 : i64} ins(%[[SECOND_A]] : {{.*}}) outs(%[[A1_VIEW]] :
+//       PIPE:     linalg.copy {tfm.prefetch = 1 : i64}
+//       PIPE:     scf.for %[[K:.*]] = %c0 to %c192 step %c64 {
+//       PIPE:       %[[SUM:.*]] = arith.addi %[[K]], %c128
+//       PIPE:       %[[AHEAD:.*]] = arith.minsi %[[SUM]], %c128
+//       PIPE:       %[[SLOT:.*]] = arith.remsi %{{.*}}, %c3
+//       PIPE:       %[[IS0:.*]] = arith.cmpi eq, %[[SLOT]], %c0
+//       PIPE:       %[[IS1:.*]] = arith.cmpi eq, %[[SLOT]], %c1
+//       PIPE:       %[[CUR12:.*]] = arith.select %[[IS1]], %[[A1]], %[[A2]] : memref<32x72xf16>
+//       PIPE:       %[[CUR_A:.*]] = arith.select %[[IS0]], %[[A0]], %[[CUR12]] : memref<32x72xf16>
+//       PIPE:       %[[FILL12:.*]] = arith.select %[[IS1]], %[[A0]], %[[A1]] : memref<32x72xf16>
+//       PIPE:       %[[FILL_A:.*]] = arith.select %[[IS0]], %[[A2]], %[[FILL12]] : memref<32x72xf16>
+//       PIPE:       %[[CUR_A_VIEW:.*]] = memref.subview %[[CUR_A]][0, 0] [32, 64] [1, 1]
+//       PIPE:       %[[NEXT_A:.*]] = memref.subview %arg0[0, %[[AHEAD]]] [32, 64] [1, 1]
+//       PIPE:       %[[FILL_A_VIEW:.*]] = memref.subview %[[FILL_A]][0, 0] [32, 64] [1, 1]
+//       PIPE:       linalg.copy {tfm.prefetch = 2 : i64} ins(%[[NEXT_A]] : {{.*}}) outs(%[[FILL_A_VIEW]] :
+//       PIPE:       linalg.copy {tfm.prefetch = 2 : i64}
+//   PIPE-NOT:       linalg.copy
+//       PIPE:       linalg.matmul ins(%[[CUR_A_VIEW]],
+// Where three stages do not fit (25000 bytes: 29184 needed, 19456 for
+// two), two.
+// FEWER-LABEL: func.func @chunks(
+//       FEWER:   memref.alloc() : memref<32x72xf16>
+//       FEWER:   memref.alloc() : memref<32x72xf16>
+//   FEWER-NOT:   memref.alloc() : memref<32x72xf16>
+//       FEWER:   scf.for
+//       FEWER:     arith.remsi %{{.*}}, %c2
+//       FEWER:     linalg.copy {tfm.prefetch = 1 : i64}
 // NO-ROOM-LABEL: func.func @chunks(
 //   NO-ROOM-NOT:   tfm.prefetch
 //       NO-ROOM:   scf.for

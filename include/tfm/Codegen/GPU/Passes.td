@@ -31,24 +31,30 @@ def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
     one after another; padded, they fall in eight different groups of four
     banks.
 
-    With `double-buffer` (set with the tensor cores, whose copies are
+    With `stages` of 2 or more (3 with the tensor cores, whose copies are
     asynchronous), a loop with static bounds and at least two steps that
     stages an operand at every step (a reduction's chunks, flash
-    attention's key and value blocks) gets it double-buffered:
-    a second buffer, the first step's copy issued before the loop, and in
-    each step the copy of the next step's operand (the last step copies
-    its own again) into the buffer the step does not read, chosen by the
-    step's parity. These copies carry `tfm.prefetch`: `tfm-map-to-gpu`
-    issues them without waiting, so that they are in flight while the step
-    computes, and the product waits only for its own operands
-    (`cp.async.wait_group 1`).
+    attention's key and value blocks) gets it pipelined through `stages`
+    buffers: `stages - 1` more buffers, the copies of the first
+    `stages - 1` steps issued before the loop (a step's together), and in
+    each step the copy of the operand `stages - 1` steps ahead (the last
+    steps copy the last step's again) into the buffer the step before it
+    read, chosen by the step's index modulo `stages`. These copies carry
+    `tfm.prefetch = N`, the steps ahead of the current (or first) step
+    that they fetch: `tfm-map-to-gpu` issues them without waiting, so that
+    they are in flight while the step computes, and the product waits
+    only for its own operands (`cp.async.wait_group N`). A loop that
+    stages in more than one run per step (flash attention: its keys, then
+    after the scores its values) gets at most two stages; where the
+    buffers do not fit, fewer stages, or none.
   }];
   let options = [
     Option<"sharedMemoryBytes", "shared-memory-bytes", "int64_t",
            /*default=*/"49152",
            "Shared memory a block may use, in bytes">,
-    Option<"doubleBuffer", "double-buffer", "bool", /*default=*/"false",
-           "Double-buffer what a loop stages at every step">,
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "Buffers through which a loop pipelines what it stages at every "
+           "step (1: none, 2: double-buffered)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
