@@ -8,7 +8,9 @@
 // linear layer), which the CPU's micro-kernel wants; a target whose
 // product reads either layout (the GPU's tensor cores: ldmatrix loads B by
 // rows of n or of k) saves the transpose's pass over the operand, at every
-// call for a weight.
+// call for a weight. Inside tile loops, a slice of a transposed operand
+// becomes the transpose of a slice (only toward products), so that the
+// transpose reaches the tiled product and folds there too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,8 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -98,12 +102,85 @@ struct FoldTransposeIntoProduct : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// Whether every user of `slice` is a slice again or a product that reads
+/// it: a transpose moved below it then ends in a product's indexing map.
+bool leadsToProducts(tensor::ExtractSliceOp slice) {
+  return llvm::all_of(slice->getUses(), [](OpOperand &use) {
+    if (auto next = dyn_cast<tensor::ExtractSliceOp>(use.getOwner()))
+      return leadsToProducts(next);
+    auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
+    return product && product.isDpsInput(&use) &&
+           linalg::isaContractionOpInterface(product);
+  });
+}
+
+/// A slice of a transpose is the transpose of a slice of its input: the
+/// tile loops of a product (flash attention's keys, transposed once for
+/// the whole tensor and sliced per block) then read the input's block and
+/// transpose only that, which FoldTransposeIntoProduct moves into the
+/// product. A rank-reducing slice drops the same unit dimensions of the
+/// input.
+struct SliceBeforeTranspose : OpRewritePattern<tensor::ExtractSliceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = slice.getSource().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !transpose.hasPureTensorSemantics() ||
+        !leadsToProducts(slice))
+      return rewriter.notifyMatchFailure(slice, "no transpose to a product");
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t rank = perm.size();
+    SmallVector<OpFoldResult> offsets(rank), sizes(rank), strides(rank);
+    SmallVector<OpFoldResult> mixedOffsets = slice.getMixedOffsets();
+    SmallVector<OpFoldResult> mixedSizes = slice.getMixedSizes();
+    SmallVector<OpFoldResult> mixedStrides = slice.getMixedStrides();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    llvm::SmallBitVector droppedInput(rank);
+    for (auto [d, source] : llvm::enumerate(perm)) {
+      offsets[source] = mixedOffsets[d];
+      sizes[source] = mixedSizes[d];
+      strides[source] = mixedStrides[d];
+      if (dropped.test(d))
+        droppedInput.set(source);
+    }
+    // The input's slice, its kept dimensions renumbered.
+    SmallVector<int64_t> shape, position(rank, -1);
+    for (int64_t j = 0; j < rank; ++j) {
+      if (droppedInput.test(j))
+        continue;
+      position[j] = shape.size();
+      std::optional<int64_t> size = getConstantIntValue(sizes[j]);
+      shape.push_back(size ? *size : ShapedType::kDynamic);
+    }
+    Type element = slice.getType().getElementType();
+    Location loc = slice.getLoc();
+    Value inputSlice = tensor::ExtractSliceOp::create(
+        rewriter, loc, RankedTensorType::get(shape, element),
+        transpose.getInput(), offsets, sizes, strides);
+    SmallVector<int64_t> keptPerm;
+    SmallVector<OpFoldResult> initSizes;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (dropped.test(d))
+        continue;
+      keptPerm.push_back(position[perm[d]]);
+      initSizes.push_back(mixedSizes[d]);
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, initSizes, element);
+    rewriter.replaceOp(slice, linalg::TransposeOp::create(rewriter, loc,
+                                                          inputSlice, init,
+                                                          keptPerm)
+                                  ->getResult(0));
+    return success();
+  }
+};
+
 struct TfmFoldTransposesIntoProductsPass
     : tfm::impl::TfmFoldTransposesIntoProductsBase<
           TfmFoldTransposesIntoProductsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposeIntoProduct>(&getContext());
+    patterns.add<FoldTransposeIntoProduct, SliceBeforeTranspose>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -36,6 +36,12 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTfmFuseElementwise());
   pm.addPass(createCanonicalizerPass());
+  // Transposes sliced by the tiles (flash attention's keys) reach the
+  // tiled products.
+  if (foldTransposes) {
+    pm.addPass(createTfmFoldTransposesIntoProducts());
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createTfmSplatConstantsToFill());
   pm.addPass(createTfmAllocateFillInits());
   pm.addPass(createCSEPass());

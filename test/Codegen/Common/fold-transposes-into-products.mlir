@@ -73,3 +73,35 @@ func.func @kept(%a: tensor<4x32x16xf32>, %v: tensor<16x4x24xf32>,
   } -> tensor<4x32x24xf32>
   return %r0, %r1 : tensor<4x32x24xf32>, tensor<4x32x24xf32>
 }
+
+// -----
+
+// Flash attention's keys: transposed once, then sliced per head and key
+// block (the last slice rank-reducing) for the tiled Q·Kᵀ. The slices move
+// above the transpose (the input's block: [1, 24, 16], [1, 8, 16], then
+// [8, 16]), and the
+// transpose of the block folds into the product: it reads the keys' rows.
+// A slice that does not lead to a product keeps its transpose.
+// CHECK-DAG: #[[B:.*]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-LABEL: func.func @key_blocks(
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<32x16xf16>, %[[K:[^:]*]]: tensor<4x24x16xf16>, %[[H:[^:]*]]: index, %[[KV:[^:]*]]: index
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[K]]
+// CHECK: %[[HEAD:.*]] = tensor.extract_slice %[[K]][%[[H]], 0, 0] [1, 24, 16] [1, 1, 1] : tensor<4x24x16xf16> to tensor<1x24x16xf16>
+// CHECK: %[[KEYS:.*]] = tensor.extract_slice %[[HEAD]][0, %[[KV]], 0] [1, 8, 16] [1, 1, 1] : tensor<1x24x16xf16> to tensor<1x8x16xf16>
+// CHECK: %[[BLOCK:.*]] = tensor.extract_slice %[[KEYS]][0, 0, 0] [1, 8, 16] [1, 1, 1] : tensor<1x8x16xf16> to tensor<8x16xf16>
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul indexing_maps = [#{{.*}}, #[[B]], #{{.*}}] ins(%[[Q]], %[[BLOCK]] : tensor<32x16xf16>, tensor<8x16xf16>)
+// CHECK: %[[OTHER:.*]] = tensor.extract_slice %[[T]][%[[H]], 0, 0] [1, 16, 24]
+// CHECK: return %{{.*}}, %[[OTHER]]
+func.func @key_blocks(%q: tensor<32x16xf16>, %k: tensor<4x24x16xf16>, %h: index,
+                      %kv: index, %acc: tensor<32x8xf32>)
+    -> (tensor<32x8xf32>, tensor<1x16x24xf16>) {
+  %e = tensor.empty() : tensor<4x16x24xf16>
+  %kt = linalg.transpose ins(%k : tensor<4x24x16xf16>) outs(%e : tensor<4x16x24xf16>) permutation = [0, 2, 1]
+  %head = tensor.extract_slice %kt[%h, 0, 0] [1, 16, 24] [1, 1, 1] : tensor<4x16x24xf16> to tensor<1x16x24xf16>
+  %block = tensor.extract_slice %head[0, 0, %kv] [1, 16, 8] [1, 1, 1] : tensor<1x16x24xf16> to tensor<1x16x8xf16>
+  %b = tensor.extract_slice %block[0, 0, 0] [1, 16, 8] [1, 1, 1] : tensor<1x16x8xf16> to tensor<16x8xf16>
+  %r = linalg.matmul ins(%q, %b : tensor<32x16xf16>, tensor<16x8xf16>) outs(%acc : tensor<32x8xf32>) -> tensor<32x8xf32>
+  %other = tensor.extract_slice %kt[%h, 0, 0] [1, 16, 24] [1, 1, 1] : tensor<4x16x24xf16> to tensor<1x16x24xf16>
+  return %r, %other : tensor<32x8xf32>, tensor<1x16x24xf16>
+}

@@ -103,6 +103,12 @@ def TfmFoldTransposesIntoProducts
     transpose kernel at every call. A named product keeps its name where
     the permutation swaps its last two dimensions (its verifier's
     transposed operand); another permutation is left alone there.
+
+    In tiled code, a `tensor.extract_slice` of a transpose whose users are
+    slices or products becomes the transpose of the input's slice (a
+    rank-reducing slice dropping the same unit dimensions of the input),
+    so that a transpose sliced by tile loops (flash attention's keys,
+    transposed for `Q·Kᵀ`) reaches the tiled product and folds there.
   }];
 }
 
