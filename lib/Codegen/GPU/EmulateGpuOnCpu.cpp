@@ -148,8 +148,8 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
     Operation *clone = rewriter.clone(op, mapping);
     // One thread: nothing to wait for.
     clone->walk([&](gpu::BarrierOp barrier) { rewriter.eraseOp(barrier); });
-    // A choice between shared-memory buffers (a double-buffered operand's,
-    // per step) now chooses between their host buffers.
+    // A choice between shared-memory buffers (a pipelined operand's, per
+    // step) now chooses between their host buffers.
     clone->walk([&](arith::SelectOp select) {
       if (isa<MemRefType>(select.getType()))
         select.getResult().setType(select.getTrueValue().getType());

@@ -186,8 +186,8 @@ bool mayTouchBuffer(Operation *op, Value buffer) {
   return result.wasInterrupted();
 }
 
-/// Whether `op` reads a double-buffered operand: a shared-memory buffer
-/// chosen per step between two (tfm-gpu-promote-operands).
+/// Whether `op` reads a pipelined operand: a shared-memory buffer chosen
+/// per step among several (tfm-gpu-promote-operands).
 bool readsPrefetchedBuffer(linalg::LinalgOp op) {
   return llvm::any_of(op.getDpsInputs(), [](Value input) {
     Value shared = getSharedBuffer(input);
@@ -525,9 +525,10 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
       clone->getResult(0).replaceAllUsesWith(generic);
       clone->erase();
     }
-    // A double-buffered operand's buffer for the step is chosen between
-    // the shared-memory views, so that cp.async and ldmatrix still find
-    // shared memory behind it (getSharedBuffer).
+    // A pipelined operand's buffer for the step is chosen among the
+    // shared-memory views (a chain of selects, innermost first), so that
+    // cp.async and ldmatrix still find shared memory behind it
+    // (getSharedBuffer).
     SmallVector<arith::SelectOp> selects;
     body->walk([&](arith::SelectOp select) { selects.push_back(select); });
     for (arith::SelectOp select : selects) {

@@ -16,9 +16,11 @@ namespace mlir {
 namespace tfm {
 
 /// The attribute on a copy that tfm-gpu-promote-operands issues for a later
-/// step of a loop (a double-buffered operand's next chunk, or the first
-/// chunk, before the loop): tfm-map-to-gpu does not wait for it where it is
-/// issued; the product that reads the buffer waits.
+/// step of a loop (a pipelined operand's chunk some steps ahead, or one of
+/// the first chunks, before the loop), an integer: the steps ahead of the
+/// loop's current (or first) step. tfm-map-to-gpu does not wait for it
+/// where it is issued; the product that reads the buffer waits for all but
+/// that many newer groups.
 constexpr llvm::StringLiteral kPrefetchAttrName = "tfm.prefetch";
 
 /// The bytes of one element of `type` on the GPU (index is 64-bit there).

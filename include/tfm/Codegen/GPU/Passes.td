@@ -235,10 +235,12 @@ def TfmGpuRegisterBudget : Pass<"tfm-gpu-register-budget"> {
     kernel (an `llvm.func` with `nvvm.kernel`) that holds `nvvm.mma.sync`
     and has no budget yet. Left to itself, ptxas holds such a kernel of
     128-thread blocks to about 64 registers a thread and spills the rest
-    (a 32 x 32 tile of a 197-row product with double-buffered chunks:
-    8 bytes), although the accumulators, fragments and addresses of a
-    warp tile want 70 to 115, and 160 where a 64 x 64 tile's accumulator
-    is in global memory (ViT-B's first FFN product, 197 x 768 x 3072). The
+    (a 32 x 32 tile of a 197-row product with pipelined chunks: 8 bytes
+    when it was measured), although the accumulators, fragments and
+    addresses of a warp tile want 75 to 115 (ptxas -v, sm_80 and sm_90a:
+    78 for ViT-B's first FFN product, 197 x 768 x 3072, whose 64 x 64
+    tiles' accumulator is in global memory; 112 for flash attention's
+    block with d = 128). The
     default, PTX's most, lets ptxas take what the kernel needs. Run it on
     the kernel modules after `convert-gpu-to-nvvm`.
   }];
