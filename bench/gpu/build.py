@@ -18,6 +18,14 @@ OUT_DIR/models/, with the weights and sample inputs of
 examples/make_weights.py; OUT_DIR/models.json lists them, so that run.py
 checks a whole model's numerics on the GPU against its NumPy reference
 (test/lib/modelcheck.py) before it times anything.
+
+After the models, the networks users compare with eager PyTorch on the GPU
+(bench/ort.py's ViT-B/16 and BERT-base encoder layer at S = 384, exported
+to ONNX here with PyTorch's float32 output as their reference and a
+TorchScript trace as the peer) are built into OUT_DIR/networks/, each on
+the threads' loops and on tensor cores as TF32; OUT_DIR/networks.json lists
+them. TFM_BENCH_NETWORKS=quick builds bench/ort.py's --quick sizes, none
+skips them.
 """
 
 import argparse
@@ -25,6 +33,8 @@ import json
 import os
 import shutil
 import sys
+
+import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -39,6 +49,9 @@ import make_weights  # noqa: E402
 SIZES = "1024 2048 4096 8192 16384"
 # The example models whose NumPy references test/lib/modelcheck.py knows.
 MODELS = ("encoder_block", "decoder_block", "transformer_encoder", "vit")
+# The networks timed against eager PyTorch (bench/ort.py's keys): ViT-B/16
+# and a BERT-base encoder layer at S = 384.
+NETWORKS = ("vit_b_16", "encoder_s384_b1")
 QUICK_SIZES = [1024, 2048]
 
 
@@ -64,6 +77,8 @@ def main(argv):
     heads = int(env.get("TFM_BENCH_HEADS", "16"))
 
     build_models(compiler, flags, os.path.join(args.out, "models"))
+    build_networks(compiler, flags, os.path.join(args.out, "networks"),
+                   env.get("TFM_BENCH_NETWORKS", "full"))
     cases = []
     # (dtype, path, extra flags): the float16 cases also on tensor cores.
     variants = [("f32", "threads", []), ("f16", "threads", []),
@@ -134,6 +149,54 @@ def build_models(compiler, flags, out):
     bundle_runtime_libraries(exe, os.path.join(os.path.dirname(out), "lib"))
     with open(os.path.join(os.path.dirname(out), "models.json"), "w") as f:
         json.dump(models, f, indent=1)
+        f.write("\n")
+
+
+def build_networks(compiler, flags, out, size):
+    """Exports NETWORKS (bench/ort.py's modules: its seeded weights, its
+    inputs; SIZE "quick" takes its --quick sizes, "none" builds nothing)
+    to ONNX in OUT and compiles each twice, on the threads' loops and on
+    tensor cores as TF32; beside them PyTorch's float32 output on this
+    machine (the reference) and the module traced by TorchScript (the
+    peer run.py times on the GPU). OUT/../networks.json lists them."""
+    if size == "none":
+        return
+    try:
+        import torch
+    except ImportError:
+        print("note: no PyTorch here: the networks are not built")
+        return
+    import ort
+    os.makedirs(out, exist_ok=True)
+    parent = os.path.dirname(out)
+    entries = []
+    for key in NETWORKS:
+        module, inputs, onnx, files, flops, title = ort.export(
+            torch, ort.MODELS[key], size == "quick", out)
+        with torch.no_grad():
+            expected = module.eval()(*inputs)
+        reference = os.path.join(out, key + ".expected.npy")
+        np.save(reference, expected.numpy())
+        traced = os.path.join(out, key + ".pt")
+        with torch.no_grad():
+            torch.jit.trace(module, inputs).save(traced)
+        for path, extra in (("threads", []),
+                            ("tf32", ["--gpu-tensor-cores", "--gpu-tf32"])):
+            exe = os.path.join(out, f"{key}_{path}")
+            try:
+                runner.compile_graph(compiler, onnx, exe, flags + extra)
+            except runner.ToolError as e:
+                sys.exit(f"error: {e}")
+            entries.append({"network": key, "title": title, "path": path,
+                            "flops": flops,
+                            "exe": os.path.relpath(exe, parent),
+                            "inputs": [os.path.relpath(p, parent)
+                                       for p in files],
+                            "expected": os.path.relpath(reference, parent),
+                            "torchscript": os.path.relpath(traced, parent)})
+            print(f"built {key} ({path})", flush=True)
+    with open(os.path.join(parent, "networks.json"), "w") as f:
+        json.dump(entries, f, indent=1)
         f.write("\n")
 
 

@@ -14,8 +14,14 @@
 # manifest.json and models.json, which bench/gpu/run.py reads on the GPU
 # machine, and lib/ with the OpenMP runtime the executables link against.
 #
+# Then the networks run.py times against eager PyTorch: bench/ort.py's
+# ViT-B/16 and BERT-base encoder layer (S = 384), exported to ONNX here
+# (PyTorch needed), each on the threads' loops and as TF32 on tensor cores,
+# into OUT_DIR/networks/ with networks.json.
+#
 # For testing the scripts without a GPU: TFM_BENCH_SIZES="64 128" and
-# TFM_BENCH_HEADS=2 shrink the cases, TFM_GPU_EMULATE=1 builds executables
+# TFM_BENCH_HEADS=2 shrink the cases, TFM_BENCH_NETWORKS=quick the
+# networks (none: no networks), TFM_GPU_EMULATE=1 builds executables
 # that run the kernels on the CPU (tfm-compile --gpu-emulate).
 #
 # bench/gpu/build.py writes the graphs (bench/attention.py's fused graph, with

@@ -14,6 +14,12 @@ First, where BIN_DIR/models.json lists them, it runs the example models
 built for the GPU (encoder and decoder blocks, a Transformer encoder, a
 ViT) on their sample inputs and checks each output against the model's
 float64 NumPy reference with test/lib/modelcheck.py (tolerance 1e-4).
+Then, where BIN_DIR/networks.json lists them, the networks (ViT-B/16 and a
+BERT-base encoder layer, exported from PyTorch, on the threads' loops and
+on tensor cores as TF32): each output against PyTorch's float32 output
+(tolerance 1e-3, TF32 1e-2), tfm timed as the attention below, and the
+module's TorchScript trace on the GPU (float32, CUDA events, median), the
+"PyTorch eager" column.
 Then, for each attention case, smallest S first, it
 
   checks      the output against the float64 NumPy reference of
@@ -182,6 +188,80 @@ def check_models(bin_dir, work):
     return lines, failures
 
 
+def time_torchscript(torch, path, inputs, runs):
+    """The median of RUNS calls of the TorchScript module at PATH on the
+    GPU (float32, as it was traced; CUDA events), after one warm-up call."""
+    module = torch.jit.load(path, map_location="cuda").eval()
+    args = [torch.from_numpy(np.load(p)).cuda() for p in inputs]
+    with torch.no_grad():
+        module(*args)
+        times = []
+        for _ in range(runs):
+            start = torch.cuda.Event(enable_timing=True)
+            stop = torch.cuda.Event(enable_timing=True)
+            start.record()
+            module(*args)
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+    return float(np.median(times))
+
+
+def run_networks(bin_dir, work, torch, runs):
+    """Runs, checks and times the networks of BIN_DIR/networks.json (next to
+    their TorchScript trace on the GPU, where PyTorch is there); returns
+    the markdown lines of their table and the number of failures."""
+    path = os.path.join(bin_dir, "networks.json")
+    if not os.path.exists(path):
+        return [], 0
+    with open(path) as f:
+        networks = json.load(f)
+    lines = ["| network | path | tfm end-to-end ms | tfm kernels ms "
+             "| tfm TFLOP/s | PyTorch eager ms | PyTorch / tfm "
+             "| max rel. error | |", "|---|---|---|---|---|---|---|---|---|"]
+    failures = 0
+    for entry in networks:
+        inputs = [os.path.join(bin_dir, p) for p in entry["inputs"]]
+        out = os.path.join(work, entry["network"] + ".out.npy")
+        try:
+            tfm_ms, kernel_ms = run_tfm(os.path.join(bin_dir, entry["exe"]),
+                                        inputs, out, runs)
+        except (RuntimeError, subprocess.TimeoutExpired) as error:
+            print("%s (%s): failed: %s" % (entry["network"], entry["path"],
+                                           error))
+            failures += 1
+            continue
+        error = compare.relative_error(
+            np.load(out).astype(np.float64),
+            np.load(os.path.join(bin_dir, entry["expected"])))
+        # TF32 rounds every product's operands to 10 bits of mantissa.
+        tolerance = 1e-2 if entry["path"] == "tf32" else 1e-3
+        ok = error <= tolerance
+        failures += not ok
+        torch_ms = None
+        if torch:
+            try:
+                torch_ms = time_torchscript(
+                    torch, os.path.join(bin_dir, entry["torchscript"]),
+                    inputs, runs)
+            except RuntimeError as error:  # a trace that will not move
+                print("%s: PyTorch failed: %s" % (entry["network"], error))
+        measured = kernel_ms or tfm_ms
+        print("%-16s %-8s tfm %9.3f ms (kernels %s ms)  PyTorch %s ms  "
+              "error %.2e%s" % (entry["network"], entry["path"], tfm_ms,
+                                fmt(kernel_ms, ".3f"), fmt(torch_ms, ".3f"),
+                                error, "" if ok else "  FAIL"), flush=True)
+        lines.append("| %s | %s | %.3f | %s | %.2f | %s | %s | %.2e "
+                     "(tolerance %g) | %s |" % (
+                         entry["title"], entry["path"], tfm_ms,
+                         fmt(kernel_ms, ".3f"),
+                         entry["flops"] / measured / 1e9,
+                         fmt(torch_ms, ".3f"),
+                         fmt(torch_ms and torch_ms / measured, ".2f"),
+                         error, tolerance, "ok" if ok else "FAIL"))
+    return lines, failures
+
+
 def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
@@ -214,6 +294,9 @@ def main(argv):
 
     work = tempfile.mkdtemp(prefix="tfm-gpu-bench-")
     model_lines, failures = check_models(args.bin_dir, work)
+    network_lines, network_failures = run_networks(
+        args.bin_dir, work, torch, args.runs or 10)
+    failures += network_failures
     started = time.time()
     rows, skipped = [], []
     rng = np.random.default_rng(0)
@@ -280,6 +363,8 @@ def main(argv):
                          fmt(row.get("error"), ".2e"),
                          "" if row.get("ok", True) else " (FAIL)"))
     table = "\n".join(lines)
+    if network_lines:
+        table = "\n".join(network_lines) + "\n\n" + table
     if model_lines:
         table = "\n".join(model_lines) + "\n\n" + table
     print()
