@@ -112,20 +112,27 @@ def torch_reference(torch, q, k, v, causal):
     return out
 
 
-def time_torch(torch, q, k, v, causal, runs):
-    args = [torch.from_numpy(a).cuda().unsqueeze(0) for a in (q, k, v)]
+def time_cuda(torch, call, runs):
+    """The median of RUNS calls of CALL on the GPU (CUDA events, ms), after
+    one warm-up call."""
     with torch.no_grad():
-        torch_attention(torch, *args, causal)  # warm-up
+        call()
         times = []
         for _ in range(runs):
             start = torch.cuda.Event(enable_timing=True)
             stop = torch.cuda.Event(enable_timing=True)
             start.record()
-            torch_attention(torch, *args, causal)
+            call()
             stop.record()
             stop.synchronize()
             times.append(start.elapsed_time(stop))
     return float(np.median(times))
+
+
+def time_torch(torch, q, k, v, causal, runs):
+    args = [torch.from_numpy(a).cuda().unsqueeze(0) for a in (q, k, v)]
+    return time_cuda(torch, lambda: torch_attention(torch, *args, causal),
+                     runs)
 
 
 def run_tfm(exe, inputs, out, runs):
@@ -190,21 +197,10 @@ def check_models(bin_dir, work):
 
 def time_torchscript(torch, path, inputs, runs):
     """The median of RUNS calls of the TorchScript module at PATH on the
-    GPU (float32, as it was traced; CUDA events), after one warm-up call."""
+    GPU (float32, as it was traced), after one warm-up call."""
     module = torch.jit.load(path, map_location="cuda").eval()
     args = [torch.from_numpy(np.load(p)).cuda() for p in inputs]
-    with torch.no_grad():
-        module(*args)
-        times = []
-        for _ in range(runs):
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            start.record()
-            module(*args)
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-    return float(np.median(times))
+    return time_cuda(torch, lambda: module(*args), runs)
 
 
 def run_networks(bin_dir, work, torch, runs):
