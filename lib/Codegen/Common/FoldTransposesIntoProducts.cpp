@@ -61,6 +61,15 @@ bool isNamedProductTranspose(linalg::LinalgOp op, ArrayRef<int64_t> perm) {
                                           rank == 3);
 }
 
+/// The product (a contraction) that `use` is an input of, if any.
+linalg::LinalgOp getProductReading(OpOperand &use) {
+  auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
+  if (!product || !product.isDpsInput(&use) ||
+      !linalg::isaContractionOpInterface(product))
+    return {};
+  return product;
+}
+
 struct FoldTransposeIntoProduct : OpRewritePattern<linalg::TransposeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -72,9 +81,8 @@ struct FoldTransposeIntoProduct : OpRewritePattern<linalg::TransposeOp> {
     bool folded = false;
     for (OpOperand &use :
          llvm::make_early_inc_range(transpose->getResult(0).getUses())) {
-      auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
-      if (!product || !product.isDpsInput(&use) ||
-          !linalg::isaContractionOpInterface(product))
+      linalg::LinalgOp product = getProductReading(use);
+      if (!product)
         continue;
       bool generic = isa<linalg::GenericOp>(product);
       if (!generic && !isNamedProductTranspose(product, perm))
@@ -108,9 +116,7 @@ bool leadsToProducts(tensor::ExtractSliceOp slice) {
   return llvm::all_of(slice->getUses(), [](OpOperand &use) {
     if (auto next = dyn_cast<tensor::ExtractSliceOp>(use.getOwner()))
       return leadsToProducts(next);
-    auto product = dyn_cast<linalg::LinalgOp>(use.getOwner());
-    return product && product.isDpsInput(&use) &&
-           linalg::isaContractionOpInterface(product);
+    return static_cast<bool>(getProductReading(use));
   });
 }
 

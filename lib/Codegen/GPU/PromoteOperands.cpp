@@ -27,6 +27,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <functional>
+
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMGPUPROMOTEOPERANDS
@@ -163,11 +165,11 @@ static Value recomputeAt(OpBuilder &b, scf::ForOp loop, Value value, Value at) {
   return mapping.lookupOrDefault(value);
 }
 
-/// Whether the copies that `loop`'s body stages (`copies`, in order) are
+/// Whether the copies that a loop's body stages (`copies`, in order) are
 /// one run: no other linalg op between the first and the last (a
 /// reduction's chunk of A and B), so that each step commits them as one
 /// group of asynchronous copies.
-static bool isOneRun(scf::ForOp loop, ArrayRef<linalg::CopyOp> copies) {
+static bool isOneRun(ArrayRef<linalg::CopyOp> copies) {
   for (Operation *op = copies.front(); op != copies.back();
        op = op->getNextNode())
     if (isa<linalg::LinalgOp>(op) && !isa<linalg::CopyOp>(op))
@@ -217,7 +219,7 @@ static void pipelineStaging(scf::ForOp loop, int64_t stages, int64_t &used,
   if (copies.empty())
     return;
   stages = std::min(stages, trips);
-  if (!isOneRun(loop, copies))
+  if (!isOneRun(copies))
     stages = std::min<int64_t>(stages, 2);
   while (stages > 2 && used + (stages - 1) * bytes > sharedMemoryBytes)
     --stages;
