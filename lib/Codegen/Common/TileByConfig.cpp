@@ -16,6 +16,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -307,18 +308,38 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
   return tileLevel(rewriter, op, config, 0);
 }
 
+namespace {
+/// A loop of static extent that a level-0 tile size does not divide, and
+/// the part of it that whole tiles cover.
+struct UndividedLoop {
+  unsigned dim;
+  int64_t extent;
+  int64_t covered;
+};
+} // namespace
+
+/// The first loop of static extent of `op` that its level-0 tile size of
+/// `config` does not divide, if any.
+static std::optional<UndividedLoop>
+getUndividedLoop(RewriterBase &rewriter, TilingInterface op,
+                 LoweringConfigAttr config) {
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  for (auto [dim, size, range] :
+       llvm::enumerate(config.getTileSizes(0), domain)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (size != 0 && extent && *extent % size != 0)
+      return UndividedLoop{static_cast<unsigned>(dim), *extent,
+                           *extent - *extent % size};
+  }
+  return std::nullopt;
+}
+
 /// Whether the level-0 tile sizes of `config` divide every loop of static
 /// size of `op`: a level that needs no split, whose one forall can take in
 /// other ops.
 static bool dividesLevelZero(RewriterBase &rewriter, TilingInterface op,
                              LoweringConfigAttr config) {
-  SmallVector<Range> domain = op.getIterationDomain(rewriter);
-  for (auto [size, range] : llvm::zip_equal(config.getTileSizes(0), domain)) {
-    std::optional<int64_t> extent = getConstantIntValue(range.size);
-    if (size != 0 && extent && *extent % size != 0)
-      return false;
-  }
-  return true;
+  return !getUndividedLoop(rewriter, op, config);
 }
 
 /// Whether `op` is a product whose register tiles take in the elementwise
@@ -473,18 +494,144 @@ static void fuseMarkedReader(RewriterBase &rewriter,
     privatizeUnreadOutputs(rewriter, forall);
 }
 
+static FailureOr<bool>
+tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
+                     LoweringConfigAttr config,
+                     llvm::DenseSet<Operation *> &erased);
+
+/// Erases `op` and then, transitively, the ops it read that nothing else
+/// reads any more, recording each in `erased`.
+static void eraseWithDeadProducers(RewriterBase &rewriter, Operation *op,
+                                   llvm::DenseSet<Operation *> &erased) {
+  SmallVector<Operation *> worklist{op};
+  while (!worklist.empty()) {
+    Operation *dead = worklist.pop_back_val();
+    if (!dead->use_empty() || !isMemoryEffectFree(dead))
+      continue;
+    for (Value operand : dead->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+    erased.insert(dead);
+    rewriter.eraseOp(dead);
+    // A def reached twice is visited again only through the worklist's
+    // copy, which the erased set guards.
+    llvm::erase_if(worklist,
+                   [&](Operation *op) { return erased.contains(op); });
+  }
+}
+
+/// Replaces each slice that `part` reads of an op marked
+/// tfm.fuse_into_consumer with that op computed on the slice alone (its
+/// TilingInterface's result tile), and so on for the slices those read: the
+/// part of a split op gets the part of its producers that it reads.
+/// Returns the ops it made.
+static SmallVector<Operation *>
+computeMarkedProducersOnSlices(RewriterBase &rewriter, Operation *part) {
+  SmallVector<Operation *> made;
+  SmallVector<Operation *> worklist{part};
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    for (Value operand : op->getOperands()) {
+      auto slice = operand.getDefiningOp<tensor::ExtractSliceOp>();
+      auto producer =
+          slice ? dyn_cast<OpResult>(slice.getSource()) : OpResult();
+      if (!producer || !isFusedIntoConsumer(producer.getOwner()))
+        continue;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(slice);
+      FailureOr<TilingResult> tiled =
+          tensor::replaceExtractSliceWithTiledProducer(rewriter, slice,
+                                                       producer);
+      if (failed(tiled) || tiled->tiledValues.size() != 1)
+        continue;
+      Value value = tiled->tiledValues.front();
+      if (value.getType() != slice.getType())
+        value = tensor::CastOp::create(rewriter, slice.getLoc(),
+                                       slice.getType(), value);
+      rewriter.replaceOp(slice, value);
+      worklist.append(tiled->tiledOps.begin(), tiled->tiledOps.end());
+      made.append(tiled->tiledOps.begin(), tiled->tiledOps.end());
+    }
+  }
+  return made;
+}
+
+/// Splits `op`, whose level-0 tiles do not divide `loop`, into the part
+/// that whole tiles cover and the remainder (upstream's linalg::splitOp),
+/// gives each part the part of its marked producers that it reads, and
+/// tiles and fuses each as tileAndFuseProducers does: the remainder's tile
+/// is its whole extent along `loop`. A product whose 197 rows a block tile
+/// of 32 does not divide thus keeps its epilogue in its tiles (two
+/// launches, one for 192 rows and one for 5) instead of running its
+/// accumulator's fill, the product and the epilogue as three.
+static FailureOr<bool>
+splitAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
+                      LoweringConfigAttr config, UndividedLoop loop,
+                      llvm::DenseSet<Operation *> &erased) {
+  // A reader to be fused into the tiles (a flash attention's
+  // normalization) reads the whole result, which a split would cut off.
+  if (!isa<linalg::LinalgOp>(op.getOperation()) ||
+      llvm::any_of(op->getUsers(), [](Operation *user) {
+        return user->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName());
+      }))
+    return false;
+  // The producers the parts no longer read: erased once both parts have
+  // their own.
+  SmallVector<Operation *> producers;
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp();
+        def && isFusedIntoConsumer(def))
+      producers.push_back(def);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  auto [main, rest] = linalg::splitOp(rewriter, op, loop.dim,
+                                      rewriter.getIndexAttr(loop.covered));
+  if (!main || !rest)
+    return op->emitOpError("could not be split for tiling");
+  SmallVector<Operation *> sliced;
+  for (Operation *part : {main.getOperation(), rest.getOperation()})
+    llvm::append_range(sliced, computeMarkedProducersOnSlices(rewriter, part));
+  for (Operation *producer : producers)
+    eraseWithDeadProducers(rewriter, producer, erased);
+  SmallVector<int64_t> restSizes(config.getTileSizes(0));
+  restSizes[loop.dim] = loop.extent - loop.covered;
+  SmallVector<DenseI64ArrayAttr> levels(config.getTileSizes());
+  levels.front() = DenseI64ArrayAttr::get(op->getContext(), restSizes);
+  LoweringConfigAttr restConfig =
+      LoweringConfigAttr::get(op->getContext(), levels, config.getInterchange(),
+                              config.getPrefetchDistance());
+  for (auto [part, partConfig] :
+       {std::pair(main, config), std::pair(rest, restConfig)}) {
+    part->removeAttr(LoweringConfigAttr::getAttrName());
+    FailureOr<bool> fused =
+        tileAndFuseProducers(rewriter, part, partConfig, erased);
+    if (failed(fused))
+      return failure();
+    if (!*fused && failed(tileByConfig(rewriter, part, partConfig)))
+      return failure();
+  }
+  // The sliced producers that the parts' tiles took in are dead (the
+  // others are read by what tiled them).
+  for (Operation *op : llvm::reverse(sliced))
+    if (!erased.contains(op))
+      eraseWithDeadProducers(rewriter, op, erased);
+  return true;
+}
+
 /// Tiles `op` at level 0 of `config` with an scf.forall into which every
 /// producer marked tfm.fuse_into_consumer (and, through their slices,
 /// theirs) is fused, then tiles each op in the forall by the later levels of
-/// its own config. Adds the fused producers, erased, to `erased`. Fails,
-/// leaving `op` as it was, if a level-0 size does not divide its loop (the
-/// caller then splits and tiles it alone).
+/// its own config. Adds the fused producers, erased, to `erased`. Where a
+/// level-0 size does not divide its loop, splits it first
+/// (splitAndFuseProducers). Fails, leaving `op` as it was, where neither
+/// applies (the caller then tiles it alone).
 static FailureOr<bool>
 tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
                      LoweringConfigAttr config,
                      llvm::DenseSet<Operation *> &erased) {
-  if (!dividesLevelZero(rewriter, op, config))
-    return false;
+  if (std::optional<UndividedLoop> loop =
+          getUndividedLoop(rewriter, op, config))
+    return splitAndFuseProducers(rewriter, op, config, *loop, erased);
   ArrayRef<int64_t> sizes = config.getTileSizes(0);
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));

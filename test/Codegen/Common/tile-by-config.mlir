@@ -114,16 +114,22 @@ func.func @fused_rows(%x: tensor<6x16xf32>, %init: tensor<6xf32>) -> tensor<6x16
 // -----
 
 // A reader whose parallel tiles do not divide its rows (2 of 5) is split
-// first, and does not take its marked producer, which is then tiled on its
-// own, by its own config.
+// first, into the 4 rows whole tiles cover and the last one, and each part
+// takes the rows of its marked producer that it reads: each tile computes
+// its rows' sums and then the reader's rows (the last row's one-iteration
+// forall folds away), no sum over all rows before them.
 
-// CHECK-LABEL: func.func @unfused_rows
-//       CHECK:   %[[SUM:.*]] = scf.forall (%{{.*}}) in (5)
-//       CHECK:     linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+// CHECK-LABEL: func.func @split_rows
+//   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.forall (%{{.*}}) = (0) to (4) step (2)
-//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x16xf32>, tensor<1xf32>)
+//       CHECK:     %[[SUM:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<2xf32>)
+//       CHECK:     linalg.generic {{.*}} ins(%{{.*}}, %[[SUM]] : tensor<2x16xf32>, tensor<2xf32>)
+//       CHECK:   %[[MAIN:.*]] = tensor.insert_slice %{{.*}}[0, 0] [4, 16]
+//       CHECK:   %[[LAST:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<1xf32>)
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[LAST]] : tensor<1x16xf32>, tensor<1xf32>)
+//       CHECK:   tensor.insert_slice %{{.*}} into %[[MAIN]][4, 0] [1, 16]
 //   CHECK-NOT:   tfm.fuse_into_consumer
-func.func @unfused_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x16xf32> {
+func.func @split_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x16xf32> {
   %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                          iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<5x16xf32>) outs(%init : tensor<5xf32>)

@@ -143,7 +143,10 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 // the reader takes the product's 32 x 32 tiles, and the product and the
 // fill of its accumulator are fused into them, so that one block computes
 // its tile's accumulator, product and epilogue (one kernel, not three).
-// Where the tiles do not divide the product (80 columns), nothing is fused.
+// Where the tiles do not divide the product (80 columns), the three ops
+// are split into the 64 columns whole tiles cover and the 16 left, and
+// each part is fused into tiles of its own (32 x 16 for the rest): two
+// kernels, each computing its tiles' accumulator, product and epilogue.
 
 // CHECK-LABEL: func.func @epilogue(
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
@@ -161,11 +164,25 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 //       TILED:     scf.forall.in_parallel
 //   TILED-NOT:   scf.forall
 //       TILED:   return
-// CHECK-LABEL: func.func @no_whole_tiles(
-//   CHECK-NOT:   tfm.fuse_into_consumer
-//       CHECK:   linalg.matmul {lowering_config
-//   CHECK-NOT:   tfm.fuse_into_consumer
-//       CHECK:   return
+// CHECK-LABEL: func.func @remainder_tiles(
+//       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32]]>
+// TILED-LABEL: func.func @remainder_tiles(
+//       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
+//       TILED:     linalg.fill {{.*}} -> tensor<32x32xf32>
+//       TILED:     linalg.matmul {{.*}} -> tensor<32x32xf32>
+//       TILED:     linalg.matmul {{.*}} -> tensor<32x32xf32>
+//       TILED:     linalg.generic {{.*}} outs(%{{.*}} : tensor<32x32xf16>)
+//       TILED:   %[[MAIN:.*]] = tensor.insert_slice %{{.*}}[0, 0] [64, 64]
+//       TILED:   scf.forall (%{{.*}}) = (0) to (64) step (32)
+//       TILED:     linalg.fill {{.*}} -> tensor<32x16xf32>
+//       TILED:     linalg.matmul {{.*}} -> tensor<32x16xf32>
+//       TILED:     linalg.matmul {{.*}} -> tensor<32x16xf32>
+//       TILED:     linalg.generic {{.*}} outs(%{{.*}} : tensor<32x16xf16>)
+//       TILED:   %[[ALL:.*]] = tensor.insert_slice %{{.*}} into %[[MAIN]][0, 64] [64, 16]
+//   TILED-NOT:   linalg
+//       TILED:   return %[[ALL]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @epilogue(%a: tensor<64x96xf16>, %b: tensor<96x64xf16>, %bias: tensor<64xf16>) -> tensor<64x64xf16> {
@@ -184,7 +201,7 @@ func.func @epilogue(%a: tensor<64x96xf16>, %b: tensor<96x64xf16>, %bias: tensor<
   } -> tensor<64x64xf16>
   return %1 : tensor<64x64xf16>
 }
-func.func @no_whole_tiles(%a: tensor<64x96xf16>, %b: tensor<96x80xf16>, %bias: tensor<80xf16>) -> tensor<64x80xf16> {
+func.func @remainder_tiles(%a: tensor<64x96xf16>, %b: tensor<96x80xf16>, %bias: tensor<80xf16>) -> tensor<64x80xf16> {
   %zero = arith.constant 0.0 : f32
   %empty = tensor.empty() : tensor<64x80xf32>
   %acc = linalg.fill ins(%zero : f32) outs(%empty : tensor<64x80xf32>) -> tensor<64x80xf32>
