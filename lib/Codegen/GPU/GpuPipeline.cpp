@@ -90,6 +90,9 @@ static void buildMappingPasses(OpPassManager &pm,
   mapping.tf32 = config.tf32;
   mapping.emulateWarps = config.emulate;
   mapping.sharedMemoryBytes = sharedMemoryBytes;
+  // A chunk or key block of 64 is four float16 steps: unrolled, as CUTLASS
+  // unrolls the steps of a stage.
+  mapping.unrollSteps = 4;
   pm.addNestedPass<func::FuncOp>(createTfmMapToGpu(mapping));
   pm.addPass(createTfmGpuPlaceBuffers());
 }

@@ -41,6 +41,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <utility>
+
 namespace mlir {
 namespace tfm {
 #define GEN_PASS_DEF_TFMMAPTOGPU
@@ -56,6 +58,14 @@ namespace {
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
+
+/// The pass's marks, between finding a loop whose warps keep a
+/// tensor-core contraction's accumulators in registers and mapping it (the
+/// tile's body is cloned into its launch in between): on the loop, and on
+/// the elementwise ops in it that update the accumulators.
+constexpr llvm::StringLiteral kCarriedLoopAttrName = "tfm.carried_accumulators";
+constexpr llvm::StringLiteral kAccumulatorUpdateAttrName =
+    "tfm.accumulator_update";
 
 /// Whether `op` or anything nested in it may write memory.
 bool writesMemory(Operation *op) {
@@ -178,7 +188,9 @@ bool mayTouchBuffer(Operation *op, Value buffer) {
       if (getBufferOf(operand) == buffer)
         return WalkResult::interrupt();
     }
+    // An allocation makes a buffer; it touches none that exists.
     if (!namesMemRef && touchesMemory(nested) &&
+        !isa<memref::AllocOp, memref::AllocaOp>(nested) &&
         !nested->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
       return WalkResult::interrupt();
     return WalkResult::advance();
@@ -222,13 +234,20 @@ private:
   void mapSequentialOp(Operation *op);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
-  linalg::LinalgOp getChunkedContraction(scf::ForOp loop) const;
-  LogicalResult mapChunkLoop(scf::ForOp loop, linalg::LinalgOp contraction,
-                             gpu::LaunchOp launch);
+  void findCarriedLoops(func::FuncOp func);
+  LogicalResult mapCarriedLoop(scf::ForOp loop, gpu::LaunchOp launch);
+  LogicalResult distributeCarryingFragments(scf::IfOp ifOp,
+                                            gpu::LaunchOp launch);
 
-  /// The contractions whose accumulators the loop around them carries
-  /// (mapChunkLoop), while its body is distributed.
-  llvm::DenseMap<Operation *, const WarpAccumulators *> keptAccumulators;
+  /// While a carried loop's body is distributed: its accumulators, their
+  /// fragments as the body has made them so far, and the ops that update
+  /// them (the contraction among them).
+  struct KeptState {
+    const WarpAccumulators *accumulators;
+    SmallVector<Value> fragments;
+    llvm::SmallPtrSet<Operation *, 4> ops;
+  };
+  KeptState *kept = nullptr;
   /// The group of the last run of prefetches, for the wait of the product
   /// that reads them.
   Value prefetchGroup;
@@ -291,6 +310,8 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
     rewriter.eraseOp(copy);
   }
 
+  findCarriedLoops(func);
+
   SmallVector<linalg::LinalgOp> linalgOps;
   func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
   for (linalg::LinalgOp op : linalgOps) {
@@ -298,8 +319,9 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
       return op.emitOpError("cannot be mapped to the GPU before "
                             "bufferization");
     // Left whole for distributeOverThreads, which emits the warps' code
-    // and the asynchronous copies.
-    if (runsOnTensorCores(op))
+    // (and applies updates of accumulators kept in registers to their
+    // fragments) and the asynchronous copies.
+    if (runsOnTensorCores(op) || op->hasAttr(kAccumulatorUpdateAttrName))
       continue;
     if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation());
         copy && getAsyncStaging(copy))
@@ -638,8 +660,21 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       gpu::BarrierOp::create(b, loc);
       continue;
     }
+    if (kept && kept->ops.contains(op) && isa<linalg::GenericOp>(op)) {
+      // An update of the accumulators kept in registers (a flash
+      // attention's rescale): each lane applies it to its fragments,
+      // reading its inputs once what wrote them is done.
+      insertBarrierBefore(b, op);
+      b.setInsertionPoint(op);
+      kept->fragments = kept->accumulators->update(
+          b, cast<linalg::GenericOp>(op), kept->fragments);
+      kept->ops.erase(op);
+      op->erase();
+      continue;
+    }
     if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {
-      // Only the tensor cores' contractions are still linalg ops: every
+      // Only the tensor cores' contractions (and the updates above) are
+      // still linalg ops: every
       // thread runs the code, each warp its own instruction tiles.
       std::optional<MmaContraction> match =
           matchMmaContraction(contraction, tf32);
@@ -658,21 +693,19 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         }
         gpu::BarrierOp::create(b, loc);
       }
-      if (const WarpAccumulators *kept = keptAccumulators.lookup(op)) {
-        // A chunk of a reduction whose loop carries the accumulators: the
-        // product only, and the loop's next accumulators. No barrier after:
-        // the next chunk's staging starts with one.
-        auto loop = cast<scf::ForOp>(op->getParentOp());
-        SmallVector<Value> next =
-            kept->accumulate(b, contraction, *match, loop.getRegionIterArgs());
-        loop.getBody()->getTerminator()->setOperands(next);
-        keptAccumulators.erase(op);
+      if (kept && kept->ops.erase(op)) {
+        // A step of a loop that carries the accumulators: the product
+        // only, into the fragments. No barrier after: what next writes
+        // shared memory (the next step's staging) starts with one.
+        kept->fragments = kept->accumulators->accumulate(b, contraction, *match,
+                                                         kept->fragments);
         op->erase();
         continue;
       }
-      Operation *warps =
-          emulateWarps ? emitEmulatedWarpMma(b, contraction, *match)
-                       : emitWarpMma(b, contraction, *match, thread, blockSize);
+      Operation *warps = emulateWarps
+                             ? emitEmulatedWarpMma(b, contraction, *match)
+                             : emitWarpMma(b, contraction, *match, thread,
+                                           blockSize, unrollSteps);
       op->erase();
       barrierAround(b, warps, loc);
       continue;
@@ -684,12 +717,12 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       b.setInsertionPointAfter(loop);
       emitAsyncWait(b, loc);
     }
-    if (auto loop = dyn_cast<scf::ForOp>(op))
-      if (linalg::LinalgOp contraction = getChunkedContraction(loop)) {
-        if (failed(mapChunkLoop(loop, contraction, launch)))
-          return failure();
-        continue;
-      }
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && loop->hasAttr(kCarriedLoopAttrName)) {
+      if (failed(mapCarriedLoop(loop, launch)))
+        return failure();
+      continue;
+    }
     bool holdsParallelWork = false;
     op->walk([&](Operation *nested) {
       if (nested != op && isa<scf::ParallelOp, linalg::LinalgOp>(nested))
@@ -701,6 +734,12 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       if (!isa<scf::ForOp, scf::IfOp>(op))
         return op->emitOpError("holds parallel loops but cannot be mapped "
                                "to GPU threads");
+      auto ifOp = dyn_cast<scf::IfOp>(op);
+      if (kept && ifOp && !kept->fragments.empty()) {
+        if (failed(distributeCarryingFragments(ifOp, launch)))
+          return failure();
+        continue;
+      }
       for (Region &region : op->getRegions())
         for (Block &nested : region)
           if (failed(distributeOverThreads(nested, launch)))
@@ -723,56 +762,201 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
   return success();
 }
 
-/// The contraction of `loop` if it is a loop over a reduction's chunks
-/// whose accumulators can stay with the warps from one chunk to the next:
-/// its body one tensor-core contraction into a buffer defined outside it,
-/// which nothing else in the loop touches (the rest stages the chunk's
-/// operands), and each warp owns the same number of its warp tiles.
-linalg::LinalgOp TfmMapToGpuPass::getChunkedContraction(scf::ForOp loop) const {
-  if (!tensorCores || loop.getNumRegionIterArgs() != 0)
-    return nullptr;
-  // Only the tensor cores' contractions and the asynchronous copies are
-  // still linalg ops.
-  linalg::LinalgOp contraction;
-  for (Operation &op : loop.getBody()->without_terminator()) {
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
-    if (!linalgOp || isa<linalg::CopyOp>(&op))
-      continue;
-    if (contraction)
-      return nullptr;
-    contraction = linalgOp;
+/// The views `value` is made by in `loop`, outermost first, if each can
+/// be made before it (its other operands defined outside it); else none.
+static std::optional<SmallVector<Operation *>>
+getInvariantViews(Value value, scf::ForOp loop) {
+  SmallVector<Operation *> views;
+  while (!loop.isDefinedOutsideOfLoop(value)) {
+    Operation *def = value.getDefiningOp();
+    auto view = dyn_cast_or_null<ViewLikeOpInterface>(def);
+    if (!view || !isMemoryEffectFree(def) || def->getBlock() != loop.getBody())
+      return std::nullopt;
+    for (Value operand : def->getOperands())
+      if (operand != view.getViewSource() &&
+          !loop.isDefinedOutsideOfLoop(operand))
+        return std::nullopt;
+    views.push_back(def);
+    value = view.getViewSource();
   }
-  if (!contraction)
-    return nullptr;
-  std::optional<MmaContraction> match = matchMmaContraction(contraction, tf32);
-  Value output = contraction.getDpsInitOperand(0)->get();
-  if (!match || !WarpAccumulators::canKeep(*match, blockSize) ||
-      !loop.isDefinedOutsideOfLoop(output))
-    return nullptr;
-  Value buffer = getBufferOf(output);
-  for (Operation &op : loop.getBody()->without_terminator())
-    if (&op != contraction.getOperation() && mayTouchBuffer(&op, buffer))
-      return nullptr;
-  return contraction;
+  return SmallVector<Operation *>(llvm::reverse(views));
 }
 
-/// `loop` rebuilt to carry `contraction`'s accumulator fragments from chunk
-/// to chunk: loaded before it, stored after it, the body distributed as
+/// Finds the loops whose warps can keep a tensor-core contraction's
+/// accumulators in registers from step to step (carriedLoops): a loop in
+/// a tile with one such contraction in its body, into a buffer of the
+/// tile (a view of it the loop can make before it starts), which nothing
+/// else in the loop touches except ops that update it element by element
+/// (WarpAccumulators::canUpdate: a flash attention's rescale by each row's
+/// correction at every key block), and each warp owning the same number
+/// of its warp tiles. A reduction's chunks (the staging and the product)
+/// and flash attention's key blocks (without a causal skip around them)
+/// are such loops. Moves the accumulator's view before each loop found,
+/// and marks it (kCarriedLoopAttrName) and its updates
+/// (kAccumulatorUpdateAttrName): the marks survive the cloning of the
+/// tile's body into its launch.
+void TfmMapToGpuPass::findCarriedLoops(func::FuncOp func) {
+  if (!tensorCores)
+    return;
+  auto mark = [&](scf::ForOp loop) {
+    if (loop.getNumRegionIterArgs() != 0 ||
+        !loop->getParentOfType<scf::ForallOp>())
+      return;
+    // The one contraction accumulating across steps (a flash attention's
+    // P V; its Q K^T starts afresh in a buffer of the step), in the loop's
+    // body or in a branch directly in it (the skip of a key block past the
+    // valid length, or above the causal diagonal).
+    SmallVector<Block *> blocks{loop.getBody()};
+    for (auto ifOp : loop.getBody()->getOps<scf::IfOp>())
+      if (ifOp.getNumResults() == 0)
+        for (Region &region : ifOp->getRegions())
+          if (!region.empty())
+            blocks.push_back(&region.front());
+    linalg::LinalgOp contraction;
+    std::optional<SmallVector<Operation *>> views;
+    for (Block *block : blocks)
+      for (Operation &op : block->without_terminator()) {
+        auto linalgOp = dyn_cast<linalg::LinalgOp>(&op);
+        if (!linalgOp || !runsOnTensorCores(linalgOp))
+          continue;
+        std::optional<SmallVector<Operation *>> outputViews =
+            getInvariantViews(linalgOp.getDpsInitOperand(0)->get(), loop);
+        if (!outputViews)
+          continue;
+        if (contraction)
+          return;
+        contraction = linalgOp;
+        views = std::move(outputViews);
+      }
+    if (!contraction)
+      return;
+    std::optional<MmaContraction> match =
+        matchMmaContraction(contraction, tf32);
+    Value output = contraction.getDpsInitOperand(0)->get();
+    if (!match || !WarpAccumulators::canKeep(*match, blockSize))
+      return;
+    // Nothing else touches the accumulators but updates beside the
+    // contraction, in its block.
+    Value buffer = getBufferOf(output);
+    Block *block = contraction->getBlock();
+    Operation *branch =
+        block == loop.getBody() ? nullptr : block->getParentOp();
+    SmallVector<Operation *> updates;
+    auto leavesAlone = [&](Block &ops, bool mayUpdate) {
+      for (Operation &op : ops.without_terminator()) {
+        if (&op == branch || &op == contraction.getOperation() ||
+            llvm::is_contained(*views, &op) || !mayTouchBuffer(&op, buffer))
+          continue;
+        auto update = dyn_cast<linalg::GenericOp>(&op);
+        if (!mayUpdate || !update ||
+            !WarpAccumulators::canUpdate(update, output, *match) ||
+            llvm::any_of(update.getDpsInputs(), [&](Value input) {
+              return isa<MemRefType>(input.getType()) &&
+                     getBufferOf(input) == buffer;
+            }))
+          return false;
+        updates.push_back(update);
+      }
+      return true;
+    };
+    if (!leavesAlone(*loop.getBody(), /*mayUpdate=*/!branch))
+      return;
+    if (branch)
+      for (Region &region : branch->getRegions())
+        for (Block &other : region)
+          if (!leavesAlone(other, /*mayUpdate=*/&other == block))
+            return;
+    for (Operation *view : *views)
+      view->moveBefore(loop);
+    UnitAttr unit = UnitAttr::get(loop.getContext());
+    loop->setAttr(kCarriedLoopAttrName, unit);
+    for (Operation *update : updates)
+      update->setAttr(kAccumulatorUpdateAttrName, unit);
+  };
+  // Collected first: marking moves views out of the loops.
+  SmallVector<scf::ForOp> loops;
+  func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops)
+    mark(loop);
+}
+
+/// Distributes the branches of `ifOp`, in the body of a loop that carries
+/// accumulator fragments, as any block code; where a branch updates the
+/// fragments (the contraction's step, under the skip of a key block), the
+/// branch is rebuilt to yield them: the other branch yields them as they
+/// came.
+LogicalResult
+TfmMapToGpuPass::distributeCarryingFragments(scf::IfOp ifOp,
+                                             gpu::LaunchOp launch) {
+  SmallVector<Value> before = kept->fragments;
+  SmallVector<SmallVector<Value>> after;
+  for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()}) {
+    kept->fragments = before;
+    if (!region->empty() &&
+        failed(distributeOverThreads(region->front(), launch)))
+      return failure();
+    after.push_back(kept->fragments);
+  }
+  kept->fragments = before;
+  if (after[0] == before && after[1] == before)
+    return success();
+  OpBuilder b(ifOp);
+  auto carrying =
+      scf::IfOp::create(b, ifOp.getLoc(), TypeRange(ValueRange(before)),
+                        ifOp.getCondition(), /*withElseRegion=*/true);
+  for (auto [from, to, yielded] :
+       {std::tuple(&ifOp.getThenRegion(), &carrying.getThenRegion(), after[0]),
+        std::tuple(&ifOp.getElseRegion(), &carrying.getElseRegion(),
+                   after[1])}) {
+    // The new branches are blocks without a terminator yet.
+    if (to->empty())
+      to->emplaceBlock();
+    Block &body = to->front();
+    if (!from->empty())
+      body.getOperations().splice(body.end(), from->front().getOperations(),
+                                  from->front().begin(),
+                                  std::prev(from->front().end()));
+    b.setInsertionPointToEnd(&body);
+    scf::YieldOp::create(b, ifOp.getLoc(), yielded);
+  }
+  kept->fragments = SmallVector<Value>(carrying.getResults());
+  ifOp.erase();
+  return success();
+}
+
+/// `loop` (carriedLoops) rebuilt to carry its contraction's accumulator
+/// fragments from step to step: loaded before it, updated and accumulated
+/// into by the body, stored after it; the rest of the body distributed as
 /// any other block code.
-LogicalResult TfmMapToGpuPass::mapChunkLoop(scf::ForOp loop,
-                                            linalg::LinalgOp contraction,
-                                            gpu::LaunchOp launch) {
+LogicalResult TfmMapToGpuPass::mapCarriedLoop(scf::ForOp loop,
+                                              gpu::LaunchOp launch) {
+  // The contraction into the accumulators, whose views findCarriedLoops
+  // moved before the loop.
+  linalg::LinalgOp contraction;
+  SmallVector<Operation *> updates;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op->hasAttr(kAccumulatorUpdateAttrName)) {
+      updates.push_back(op);
+      return;
+    }
+    // (In the launch now: its linalg ops are the tensor cores'.)
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (linalgOp && !isa<linalg::CopyOp>(op) &&
+        loop.isDefinedOutsideOfLoop(linalgOp.getDpsInitOperand(0)->get()))
+      contraction = linalgOp;
+  });
+  assert(contraction && "a loop marked by findCarriedLoops");
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   // What wrote the accumulators (their fill) is done before they are read.
   insertBarrierBefore(b, loop);
   b.setInsertionPoint(loop);
   std::optional<MmaContraction> match = matchMmaContraction(contraction, tf32);
-  WarpAccumulators kept(b, contraction, *match, launch.getThreadIds().x,
-                        blockSize, emulateWarps);
+  WarpAccumulators accumulators(b, contraction, *match, launch.getThreadIds().x,
+                                blockSize, emulateWarps, unrollSteps);
   auto carried =
       scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
-                         loop.getStep(), kept.getFragments());
+                         loop.getStep(), accumulators.getFragments());
   Block *body = carried.getBody();
   if (!body->empty())
     body->back().erase();
@@ -781,18 +965,24 @@ LogicalResult TfmMapToGpuPass::mapChunkLoop(scf::ForOp loop,
                                std::prev(loop.getBody()->end()));
   loop.getInductionVar().replaceAllUsesWith(carried.getInductionVar());
   b.setInsertionPointToEnd(body);
-  scf::YieldOp::create(b, loc, carried.getRegionIterArgs());
+  auto yield = scf::YieldOp::create(b, loc, carried.getRegionIterArgs());
   b.setInsertionPointAfter(carried);
-  kept.store(b, loc, carried.getResults());
+  accumulators.store(b, loc, carried.getResults());
   gpu::BarrierOp::create(b, loc);
   loop.erase();
 
-  keptAccumulators[contraction] = &kept;
+  KeptState state{
+      &accumulators, SmallVector<Value>(carried.getRegionIterArgs()), {}};
+  state.ops.insert(contraction);
+  state.ops.insert(updates.begin(), updates.end());
+  KeptState *outer = std::exchange(kept, &state);
   LogicalResult distributed = distributeOverThreads(*body, launch);
-  assert((failed(distributed) || keptAccumulators.empty()) &&
-         "the chunk's contraction was mapped");
-  keptAccumulators.clear();
-  return distributed;
+  kept = outer;
+  if (failed(distributed))
+    return failure();
+  assert(state.ops.empty() && "the loop's contraction and updates mapped");
+  yield->setOperands(state.fragments);
+  return success();
 }
 
 } // namespace

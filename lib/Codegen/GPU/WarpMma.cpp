@@ -37,7 +37,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -334,10 +337,19 @@ public:
       }
   }
 
+  /// The indices into the accumulator's buffer of element (r, e) of a
+  /// lane's fragment of the instruction tile at (m0, n0), which must lie
+  /// inside the contraction's extents.
+  SmallVector<Value> getOutputIndices(OpBuilder &b, Location loc, LaneIds ids,
+                                      int64_t r, int64_t e, Value m0,
+                                      Value n0) const {
+    Position position =
+        getPosition(b, loc, Operand::C, ids, r, e, m0, n0, nullptr);
+    assert(!position.inBounds && "whole instruction tiles");
+    return position.indices;
+  }
+
 private:
-  /// The indices into `operand`'s buffer of element (r, e) of a lane's
-  /// fragment: the op's loops at the element's position (the batch loops,
-  /// of extent 1, at 0), through the operand's indexing map.
   /// The position of element (r, e) of a lane's fragment in `operand`'s
   /// buffer: its indices, and whether it lies inside the contraction's
   /// extents (null where the instruction tiles cover them exactly). An
@@ -574,10 +586,13 @@ void storeAccumulators(OpBuilder &b, Location loc, const FragmentAccess &access,
 /// `tile`'s product over the contraction's reduction, from `accumulators`:
 /// at every 16 (8 with TF32) steps, the A fragment of each row of
 /// instruction tiles and the B fragment of each column, then one mma.sync
-/// per instruction tile. Returns the updated accumulators.
-ValueRange emitSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
-                     const MmaContraction &contraction, LaneIds ids,
-                     const WarpTiling::Tile &tile, ValueRange accumulators) {
+/// per instruction tile. Returns the updated accumulators. A loop of at
+/// most `unrollSteps` instruction steps is unrolled.
+SmallVector<Value> emitSteps(OpBuilder &b, Location loc,
+                             const FragmentAccess &access,
+                             const MmaContraction &contraction, LaneIds ids,
+                             const WarpTiling::Tile &tile,
+                             ValueRange accumulators, int64_t unrollSteps) {
   auto steps = scf::ForOp::create(
       b, loc, constantIndex(b, loc, 0),
       constantIndex(b, loc, getStepsCovered(contraction)),
@@ -604,7 +619,20 @@ ValueRange emitSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
           }
         scf::YieldOp::create(nb, nloc, next);
       });
-  return steps.getResults();
+  // A few steps (a chunk of 64, a key block of 64) are unrolled here, so
+  // that each step's fragment loads can be issued ahead of the previous
+  // step's instructions whatever LLVM's unroller makes of a body that
+  // loads a float32 A element by element (flash attention's P).
+  if (getStepsCovered(contraction) / getMmaSteps(contraction.kind) >
+      unrollSteps)
+    return steps.getResults();
+  // The loop's results, held by an op that unrolling updates.
+  auto holder = UnrealizedConversionCastOp::create(b, loc, TypeRange{},
+                                                   steps.getResults());
+  (void)loopUnrollFull(steps);
+  SmallVector<Value> results(holder.getInputs());
+  holder.erase();
+  return results;
 }
 
 //===----------------------------------------------------------------------===//
@@ -939,6 +967,44 @@ void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
                      cBuffers[i * operands.b.size() + j]);
 }
 
+/// `fragment` (a lane's accumulator fragment of the instruction tile at
+/// (m0, n0)) with `update`'s body applied to each of its elements: the
+/// element is the body's accumulator argument, and each input is loaded at
+/// the element's position in the accumulator (the update's loops, its
+/// accumulator's map being the identity) through its own indexing map.
+Value updateFragment(OpBuilder &b, Location loc, const FragmentAccess &access,
+                     linalg::GenericOp update, LaneIds ids, Value m0, Value n0,
+                     Value fragment) {
+  Block &body = update.getRegion().front();
+  VectorType type = cast<VectorType>(fragment.getType());
+  for (int64_t r = 0; r < type.getDimSize(0); ++r)
+    for (int64_t e = 0; e < type.getDimSize(1); ++e) {
+      SmallVector<Value> loops =
+          access.getOutputIndices(b, loc, ids, r, e, m0, n0);
+      IRMapping mapping;
+      for (OpOperand *input : update.getDpsInputOperands()) {
+        Value value = input->get();
+        if (isa<MemRefType>(value.getType())) {
+          SmallVector<Value> indices;
+          for (AffineExpr result :
+               update.getMatchingIndexingMap(input).getResults())
+            indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
+          value = memref::LoadOp::create(b, loc, value, indices);
+        }
+        mapping.map(update.getMatchingBlockArgument(input), value);
+      }
+      mapping.map(
+          update.getMatchingBlockArgument(update.getDpsInitOperand(0)),
+          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r, e}));
+      for (Operation &op : body.without_terminator())
+        b.clone(op, mapping);
+      Value element = mapping.lookup(body.getTerminator()->getOperand(0));
+      fragment = vector::InsertOp::create(b, loc, element, fragment,
+                                          ArrayRef<int64_t>{r, e});
+    }
+  return fragment;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1004,7 +1070,7 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
 // every step of the reduction (emitSteps), and stored.
 Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                             const MmaContraction &contraction, Value thread,
-                            int64_t blockSize) {
+                            int64_t blockSize, int64_t unrollSteps) {
   assert(blockSize % kWarpLanes == 0 && "a block of whole warps");
   Location loc = op.getLoc();
   FragmentAccess access(op, contraction, /*emulated=*/false);
@@ -1015,9 +1081,9 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
       getLaneIds(b, loc, arith::RemUIOp::create(b, loc, thread, warpSize));
   OpBuilder::InsertionGuard guard(b);
   auto [loop, tile] = tiling.createLoop(b, loc, warp, blockSize / kWarpLanes);
-  ValueRange results =
+  SmallVector<Value> results =
       emitSteps(b, loc, access, contraction, ids, tile,
-                loadAccumulators(b, loc, access, ids, tile));
+                loadAccumulators(b, loc, access, ids, tile), unrollSteps);
   storeAccumulators(b, loc, access, ids, tile, results);
   return loop;
 }
@@ -1045,14 +1111,16 @@ Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
 //===----------------------------------------------------------------------===//
 
 struct WarpAccumulators::Impl {
-  Impl(linalg::LinalgOp op, const MmaContraction &contraction, bool emulated)
+  Impl(linalg::LinalgOp op, const MmaContraction &contraction, bool emulated,
+       int64_t unrollSteps)
       : access(op, contraction, emulated), contraction(contraction),
-        tiling(contraction), emulated(emulated) {}
+        tiling(contraction), emulated(emulated), unrollSteps(unrollSteps) {}
 
   FragmentAccess access;
   MmaContraction contraction;
   WarpTiling tiling;
   bool emulated;
+  int64_t unrollSteps;
   /// The warp tiles the thread's warp owns.
   SmallVector<WarpTiling::Tile> tiles;
   /// On the GPU: the lane's ids.
@@ -1072,8 +1140,8 @@ bool WarpAccumulators::canKeep(const MmaContraction &contraction,
 WarpAccumulators::WarpAccumulators(OpBuilder &b, linalg::LinalgOp op,
                                    const MmaContraction &contraction,
                                    Value thread, int64_t blockSize,
-                                   bool emulated)
-    : impl(std::make_unique<Impl>(op, contraction, emulated)) {
+                                   bool emulated, int64_t unrollSteps)
+    : impl(std::make_unique<Impl>(op, contraction, emulated, unrollSteps)) {
   assert(canKeep(contraction, blockSize) && "warps owning whole warp tiles");
   Location loc = op.getLoc();
   int64_t warps = emulated ? 1 : blockSize / kWarpLanes;
@@ -1127,7 +1195,66 @@ SmallVector<Value> WarpAccumulators::accumulate(
       continue;
     }
     llvm::append_range(next, emitSteps(b, loc, access, contraction, impl->ids,
-                                       tile, current.slice(i * tiles, tiles)));
+                                       tile, current.slice(i * tiles, tiles),
+                                       impl->unrollSteps));
+  }
+  return next;
+}
+
+bool WarpAccumulators::canUpdate(linalg::GenericOp op, Value output,
+                                 const MmaContraction &contraction) {
+  if (contraction.rows % kMmaRows != 0 ||
+      contraction.columns % kMmaColumns != 0 || !op.hasPureBufferSemantics() ||
+      op.getNumDpsInits() != 1 || op.getDpsInitOperand(0)->get() != output ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity() ||
+      !getElementTypeOrSelf(output.getType()).isF32())
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (input->get() == output ||
+        (isa<MemRefType>(input->get().getType()) &&
+         !op.getMatchingIndexingMap(input).isProjectedPermutation(
+             /*allowZeroInResults=*/false)))
+      return false;
+  Block &body = op.getRegion().front();
+  return body.getTerminator()->getNumOperands() == 1 &&
+         llvm::all_of(body.without_terminator(), [](Operation &nested) {
+           return nested.getNumRegions() == 0 && isMemoryEffectFree(&nested) &&
+                  !isa<linalg::IndexOp>(nested);
+         });
+}
+
+SmallVector<Value> WarpAccumulators::update(OpBuilder &b, linalg::GenericOp op,
+                                            ValueRange current) const {
+  assert(canUpdate(op, getOutput(), impl->contraction) &&
+         "an elementwise update of the kept accumulators");
+  Location loc = op.getLoc();
+  const FragmentAccess &access = impl->access;
+  int64_t tiles = impl->tiling.getTileSize();
+  SmallVector<Value> next;
+  for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
+    if (!impl->emulated) {
+      forEachInstructionTile(tile, [&](Value m0, Value n0, int64_t fragment) {
+        next.push_back(updateFragment(b, loc, access, op, impl->ids, m0, n0,
+                                      current[i * tiles + fragment]));
+      });
+      continue;
+    }
+    // Each lane's fragments, from the emulated warp's buffers and back.
+    forEachLane(b, loc,
+                [&, i = i, &tile = tile](OpBuilder &nb, Location nloc,
+                                         LaneIds ids, Value lane) {
+                  forEachInstructionTile(
+                      tile, [&](Value m0, Value n0, int64_t fragment) {
+                        Value buffer = impl->cBuffers[i][fragment];
+                        Value values = reloadFragment(
+                            nb, nloc, access.getType(Operand::C), buffer, lane);
+                        spillFragment(nb, nloc,
+                                      updateFragment(nb, nloc, access, op, ids,
+                                                     m0, n0, values),
+                                      buffer, lane);
+                      });
+                });
   }
   return next;
 }

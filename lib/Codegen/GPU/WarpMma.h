@@ -65,10 +65,11 @@ std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op,
 /// Emits, at `b`'s insertion point inside a block of `blockSize` threads
 /// (a multiple of 32) whose id is `thread`, the code with which the
 /// block's warps compute `op` on tensor cores; returns its outermost op.
-/// `op` is left for the caller to erase.
+/// `op` is left for the caller to erase. A reduction of at most
+/// `unrollSteps` instruction steps is unrolled.
 Operation *emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                        const MmaContraction &contraction, Value thread,
-                       int64_t blockSize);
+                       int64_t blockSize, int64_t unrollSteps);
 
 /// The same computation for a block of one thread on the CPU: one warp,
 /// its lanes' fragments held in buffers, each tensor-core instruction
@@ -95,7 +96,7 @@ public:
   /// owns.
   WarpAccumulators(OpBuilder &b, linalg::LinalgOp op,
                    const MmaContraction &contraction, Value thread,
-                   int64_t blockSize, bool emulated);
+                   int64_t blockSize, bool emulated, int64_t unrollSteps);
   ~WarpAccumulators();
 
   /// The buffer they accumulate in.
@@ -111,6 +112,23 @@ public:
   SmallVector<Value> accumulate(OpBuilder &b, linalg::LinalgOp op,
                                 const MmaContraction &contraction,
                                 ValueRange current) const;
+
+  /// Whether `op` updates the accumulators of `contraction` in `output`
+  /// element by element, so that update() can apply it to their fragments:
+  /// an op of parallel loops whose one output is `output` (through the
+  /// identity map, a float32 accumulator), whose inputs are read through
+  /// projected permutations (a flash attention's rescale by each row's
+  /// correction), and whose body is pure arithmetic; the contraction's
+  /// extents whole instruction tiles.
+  static bool canUpdate(linalg::GenericOp op, Value output,
+                        const MmaContraction &contraction);
+
+  /// Applies `op` (canUpdate) to the fragments `current`: each lane
+  /// computes the op's body on each of its elements, reading the inputs at
+  /// the element's position. Returns the updated fragments (none in the
+  /// emulation, whose buffers it updates).
+  SmallVector<Value> update(OpBuilder &b, linalg::GenericOp op,
+                            ValueRange current) const;
 
   /// Stores `final` (as accumulate returns them) into getOutput().
   void store(OpBuilder &b, Location loc, ValueRange final) const;

@@ -283,32 +283,77 @@ func.func @chunk_loop(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref
 
 // -----
 
-// A chunk loop that also writes the accumulator between the products (as
-// flash attention rescales its output) cannot keep it in the warps: each
-// product loads and stores its fragments, and the loop carries nothing.
+// A loop that also updates the accumulator element by element between the
+// products (as flash attention rescales its output by each row's
+// correction at every key block) keeps it in the warps all the same: the
+// loop carries the fragments, and each lane applies the update to its
+// elements, reading the row's scale at the element's row (g and g + 8 of
+// its instruction tiles); nothing in the loop loads or stores the
+// accumulator.
 
-// CHECK-LABEL: func.func @chunk_loop_touched(
-// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 {
-// CHECK:           scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
-// CHECK:             memref.load {{.*}} : memref<32x32xf32
-// CHECK:             nvgpu.mma.sync
-// CHECK:             memref.store {{.*}} : memref<32x32xf32
-func.func @chunk_loop_touched(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf32>) {
+// CHECK-LABEL: func.func @accumulator_update(
+// CHECK:         %[[FRAGMENTS:.*]]:2 = scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%[[F0:.*]] = %{{.*}}, %[[F1:.*]] = %{{.*}}) -> (vector<2x2xf32>, vector<2x2xf32>) {
+// CHECK-NOT:       memref<32x32xf32
+// CHECK:           %[[UPPER:.*]] = memref.load %{{.*}} : memref<32xf32
+// CHECK:           %[[E:.*]] = vector.extract %[[F0]][0, 0]
+// CHECK:           arith.mulf %[[E]], %[[UPPER]]
+// CHECK:           %[[LOWER:.*]] = memref.load %{{.*}} : memref<32xf32
+// CHECK:           %[[E2:.*]] = vector.extract %[[F0]][1, 0]
+// CHECK:           arith.mulf %[[E2]], %[[LOWER]]
+// CHECK-NOT:       memref<32x32xf32
+// CHECK:           nvgpu.mma.sync
+// CHECK-NOT:       memref<32x32xf32
+// CHECK:           scf.yield
+// CHECK:         vector.extract %[[FRAGMENTS]]#0[0, 0]
+// CHECK:         memref.store {{.*}} : memref<32x32xf32
+func.func @accumulator_update(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf32>, %scale: memref<64xf32>) {
   %c0 = arith.constant 0 : index
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
-  %half = arith.constant 0.5 : f32
   scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
-    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %ss = memref.subview %scale[%i] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
     scf.for %k = %c0 to %c128 step %c64 {
-      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
-      ^bb0(%out: f32):
-        %scaled = arith.mulf %out, %half : f32
+      %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ss : memref<32xf32, strided<[1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%s: f32, %out: f32):
+        %scaled = arith.mulf %out, %s : f32
         linalg.yield %scaled : f32
       }
       %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
       %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
       linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    }
+  }
+  return
+}
+
+// -----
+
+// A loop that reads the accumulator otherwise (here, copies it out at every
+// step) cannot keep it in the warps: each product loads and stores its
+// fragments, and the loop carries nothing.
+
+// CHECK-LABEL: func.func @accumulator_read(
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c64 {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
+// CHECK:             memref.load {{.*}} : memref<32x32xf32
+// CHECK:             nvgpu.mma.sync
+// CHECK:             memref.store {{.*}} : memref<32x32xf32
+func.func @accumulator_read(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf32>, %d: memref<64x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %sd = memref.subview %d[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    scf.for %k = %c0 to %c128 step %c64 {
+      %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+      %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) outs(%sd : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+      ^bb0(%x: f32, %out: f32):
+        linalg.yield %x : f32
+      }
     }
   }
   return

@@ -125,6 +125,11 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
            "products for the CPU emulation: the one warp's lanes looped "
            "over, each mma.sync computed from the PTX ISA's fragment "
            "layouts">,
+    Option<"unrollSteps", "unroll-steps", "int64_t", /*default=*/"0",
+           "With tensor-cores, unroll the loop over a product's instruction "
+           "steps (16 of the reduction each, 8 with TF32) where it has at "
+           "most this many (0: never), so that the fragments of a step "
+           "load while the previous step's instructions run">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
