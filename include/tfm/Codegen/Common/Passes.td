@@ -40,9 +40,13 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     each parallel tile; copies of one producer read by two ops of the group
     are merged (CSE), and every op in the loop is then tiled by levels 1
     and up of its own config. Readers go first (the ops are taken in
-    reverse order); a marked op whose reader does not take it (its level-0
-    tiles do not divide the rows and it is split) is tiled on its own
-    after all.
+    reverse order). Where the reader's level-0 tiles do not divide one of
+    its loops (a GPU product's epilogue on 197 rows in tiles of 32), the
+    reader is split first into
+    the part whole tiles cover and the remainder, each part computes the
+    slice of its marked producers that it reads, and each is tiled and
+    fused as above (the remainder in one tile along that loop); a marked
+    op whose reader does not take it is tiled on its own after all.
 
     A product of three levels (parallel tiles, register tiles, reduction
     steps) takes in its epilogue level by level: the op computing its

@@ -93,7 +93,12 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       their accumulator fragments in registers and updates each with one
       `nvgpu.mma.sync` (the same A fragment for all) per 16 steps of
       the reduction (lib/Codegen/GPU/WarpMma.cpp); with `tf32`, float32
-      contractions too, as TF32 (m16n8k8). The copies that stage a tile's
+      contractions too, as TF32 (m16n8k8). A loop that accumulates into
+      such a contraction's output at every step (a reduction's chunks,
+      flash attention's key blocks, directly or under a skip) carries the
+      fragments from step to step; the elementwise ops in it that update
+      the output (the attention's rescale by each row's correction) are
+      applied to each lane's fragment elements. The copies that stage a tile's
       operands in shared memory become `nvgpu.device_async_copy`
       (cp.async) of up to 16 bytes a thread, committed and waited for
       before the barrier (lib/Codegen/GPU/AsyncCopy.cpp). With `emulate-warps`
