@@ -61,9 +61,12 @@ namespace {
 
 /// The pass's marks, between finding a loop whose warps keep a
 /// tensor-core contraction's accumulators in registers and mapping it (the
-/// tile's body is cloned into its launch in between): on the loop, and on
-/// the elementwise ops in it that update the accumulators.
+/// tile's body is cloned into its launch in between): on the loop, on the
+/// contraction, and on the elementwise ops in it that update the
+/// accumulators.
 constexpr llvm::StringLiteral kCarriedLoopAttrName = "tfm.carried_accumulators";
+constexpr llvm::StringLiteral kCarriedContractionAttrName =
+    "tfm.carried_contraction";
 constexpr llvm::StringLiteral kAccumulatorUpdateAttrName =
     "tfm.accumulator_update";
 
@@ -789,10 +792,12 @@ getInvariantViews(Value value, scf::ForOp loop) {
 /// else in the loop touches except ops that update it element by element
 /// (WarpAccumulators::canUpdate: a flash attention's rescale by each row's
 /// correction at every key block), and each warp owning the same number
-/// of its warp tiles. A reduction's chunks (the staging and the product)
-/// and flash attention's key blocks (without a causal skip around them)
-/// are such loops. Moves the accumulator's view before each loop found,
-/// and marks it (kCarriedLoopAttrName) and its updates
+/// of its warp tiles. The contraction and its updates may be in a branch
+/// directly in the loop (the skip of a key block). A reduction's chunks
+/// (the staging and the product) and flash attention's key blocks are
+/// such loops. Moves the accumulator's view before each loop found, and
+/// marks the loop (kCarriedLoopAttrName), its contraction
+/// (kCarriedContractionAttrName) and its updates
 /// (kAccumulatorUpdateAttrName): the marks survive the cloning of the
 /// tile's body into its launch.
 void TfmMapToGpuPass::findCarriedLoops(func::FuncOp func) {
@@ -870,6 +875,7 @@ void TfmMapToGpuPass::findCarriedLoops(func::FuncOp func) {
       view->moveBefore(loop);
     UnitAttr unit = UnitAttr::get(loop.getContext());
     loop->setAttr(kCarriedLoopAttrName, unit);
+    contraction->setAttr(kCarriedContractionAttrName, unit);
     for (Operation *update : updates)
       update->setAttr(kAccumulatorUpdateAttrName, unit);
   };
@@ -930,20 +936,15 @@ TfmMapToGpuPass::distributeCarryingFragments(scf::IfOp ifOp,
 /// any other block code.
 LogicalResult TfmMapToGpuPass::mapCarriedLoop(scf::ForOp loop,
                                               gpu::LaunchOp launch) {
-  // The contraction into the accumulators, whose views findCarriedLoops
-  // moved before the loop.
+  // The contraction into the accumulators and their updates, as
+  // findCarriedLoops marked them.
   linalg::LinalgOp contraction;
   SmallVector<Operation *> updates;
   loop.getBody()->walk([&](Operation *op) {
-    if (op->hasAttr(kAccumulatorUpdateAttrName)) {
+    if (op->hasAttr(kAccumulatorUpdateAttrName))
       updates.push_back(op);
-      return;
-    }
-    // (In the launch now: its linalg ops are the tensor cores'.)
-    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-    if (linalgOp && !isa<linalg::CopyOp>(op) &&
-        loop.isDefinedOutsideOfLoop(linalgOp.getDpsInitOperand(0)->get()))
-      contraction = linalgOp;
+    if (op->removeAttr(kCarriedContractionAttrName))
+      contraction = cast<linalg::LinalgOp>(op);
   });
   assert(contraction && "a loop marked by findCarriedLoops");
   Location loc = loop.getLoc();
