@@ -37,6 +37,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -237,6 +238,7 @@ private:
   void mapSequentialOp(Operation *op);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
+  void foldAccumulatorFills(func::FuncOp func);
   void findCarriedLoops(func::FuncOp func);
   LogicalResult mapCarriedLoop(scf::ForOp loop, gpu::LaunchOp launch);
   LogicalResult distributeCarryingFragments(scf::IfOp ifOp,
@@ -314,6 +316,7 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
   }
 
   findCarriedLoops(func);
+  foldAccumulatorFills(func);
 
   SmallVector<linalg::LinalgOp> linalgOps;
   func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
@@ -884,6 +887,55 @@ void TfmMapToGpuPass::findCarriedLoops(func::FuncOp func) {
   func.walk([&](scf::ForOp loop) { loops.push_back(loop); });
   for (scf::ForOp loop : loops)
     mark(loop);
+}
+
+/// Drops each fill of a tile's buffer whose next access is a tensor-core
+/// contraction accumulating into that buffer (the same view), directly or
+/// as the contraction of a carried loop (findCarriedLoops): the
+/// contraction's warps start their fragments from the fill's value
+/// (kAccumulatorInitAttrName) instead of loading what the fill stored, and
+/// the block no longer passes over the buffer to fill it. Flash
+/// attention's score tile at every key block and a product tile's
+/// accumulator are such fills. Only ops that touch no memory, allocations,
+/// and copies that neither read nor write the buffer (the step's staging),
+/// may lie between.
+void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
+  if (!tensorCores)
+    return;
+  SmallVector<linalg::FillOp> fills;
+  func.walk([&](linalg::FillOp fill) {
+    if (fill->getParentOfType<scf::ForallOp>() && fill.hasPureBufferSemantics())
+      fills.push_back(fill);
+  });
+  for (linalg::FillOp fill : fills) {
+    Value output = fill.getDpsInitOperand(0)->get();
+    FloatAttr value;
+    if (!matchPattern(fill.value(), m_Constant(&value)) ||
+        !value.getType().isF32())
+      continue;
+    Value buffer = getBufferOf(output);
+    Operation *next = fill->getNextNode();
+    while (next &&
+           (isMemoryEffectFree(next) ||
+            isa<memref::AllocOp, memref::AllocaOp>(next) ||
+            (isa<linalg::CopyOp>(next) && !mayTouchBuffer(next, buffer))))
+      next = next->getNextNode();
+    linalg::LinalgOp contraction;
+    if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(next);
+        linalgOp && runsOnTensorCores(linalgOp))
+      contraction = linalgOp;
+    if (auto loop = dyn_cast_or_null<scf::ForOp>(next);
+        loop && loop->hasAttr(kCarriedLoopAttrName))
+      loop.getBody()->walk([&](linalg::LinalgOp op) {
+        if (op->hasAttr(kCarriedContractionAttrName))
+          contraction = op;
+      });
+    if (!contraction || contraction.getDpsInitOperand(0)->get() != output ||
+        contraction->hasAttr(kAccumulatorInitAttrName))
+      continue;
+    contraction->setAttr(kAccumulatorInitAttrName, value);
+    fill->erase();
+  }
 }
 
 /// Distributes the branches of `ifOp`, in the body of a loop that carries

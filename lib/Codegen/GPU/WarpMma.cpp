@@ -221,6 +221,7 @@ public:
         maps{op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
              op.getMatchingIndexingMap(op.getDpsInputOperand(1)),
              op.getMatchingIndexingMap(op.getDpsInitOperand(0))},
+        init(op->getAttrOfType<FloatAttr>(kAccumulatorInitAttrName)),
         contraction(contraction), emulated(emulated) {}
 
   /// The buffer `operand` is read from (A, B) or accumulated in (C).
@@ -281,6 +282,10 @@ public:
   Value load(OpBuilder &b, Location loc, Operand operand, LaneIds ids, Value m0,
              Value n0, Value k0) const {
     VectorType type = getType(operand);
+    // An accumulator a fill has just set: its value, not a load.
+    if (operand == Operand::C && init)
+      return arith::ConstantOp::create(
+          b, loc, type, DenseElementsAttr::get(type, init.getValue()));
     if (std::optional<MatrixLoad> matrixLoad = getMatrixLoad(operand))
       return nvgpu::LdMatrixOp::create(
           b, loc, type, matrixLoad->shared,
@@ -442,6 +447,9 @@ private:
 
   Value operands[3];
   AffineMap maps[3];
+  /// The accumulator's value where a fill has just set it
+  /// (kAccumulatorInitAttrName), else null.
+  FloatAttr init;
   MmaContraction contraction;
   bool emulated;
 };

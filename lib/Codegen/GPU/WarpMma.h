@@ -40,6 +40,11 @@ enum class MmaKind {
 /// The instruction's output tile, 16 x 8, and its reduction steps: 16
 /// (float16) or 8 (TF32).
 constexpr int64_t kMmaRows = 16, kMmaColumns = 8;
+
+/// The attribute (a float) on a tensor-core contraction whose accumulator
+/// a fill has just set to that value (tfm-map-to-gpu drops the fill): the
+/// warps start their accumulator fragments from it instead of loading them.
+constexpr llvm::StringLiteral kAccumulatorInitAttrName = "tfm.accumulator_init";
 int64_t getMmaSteps(MmaKind kind);
 
 /// A contraction C[m, n] += A[m, k] * B[k, n] (any batch dimensions of

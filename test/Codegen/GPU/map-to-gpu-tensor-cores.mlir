@@ -283,6 +283,50 @@ func.func @chunk_loop(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref
 
 // -----
 
+// A product whose accumulator a fill has just set (nothing between them
+// but the staging of its operands) starts its fragments from the fill's
+// value: no pass over the tile to fill it, no load of what it stored.
+// Where something reads the buffer between them, the fill stays.
+
+// CHECK-LABEL: func.func @fill_folded(
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2x2xf32>
+// CHECK-NOT:     memref.store {{.*}} : memref<32x32xf32
+// CHECK-NOT:     memref.load {{.*}} : memref<32x32xf32
+// CHECK:         scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args(%{{.*}} = %[[ZERO]], %{{.*}} = %[[ZERO]]) -> (vector<2x2xf32>, vector<2x2xf32>)
+// CHECK:           nvgpu.mma.sync
+// CHECK:         memref.store {{.*}} : memref<32x32xf32
+// CHECK-LABEL: func.func @fill_read(
+// CHECK:         scf.for
+// CHECK:           memref.store %{{.*}} : memref<32x32xf32
+// CHECK:         memref.load {{.*}} : memref<32x32xf32
+// CHECK:         nvgpu.mma.sync
+func.func @fill_folded(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    %sa = memref.subview %a[%i, 0] [32, 32] [1, 1] : memref<64x32xf16> to memref<32x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 32] [1, 1] : memref<32x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<32x32xf16, strided<[32, 1], offset: ?>>, memref<32x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+func.func @fill_read(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf32>, %d: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %sd = memref.subview %d[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    linalg.fill ins(%zero : f32) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    linalg.copy ins(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) outs(%sd : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+    %sa = memref.subview %a[%i, 0] [32, 32] [1, 1] : memref<64x32xf16> to memref<32x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 32] [1, 1] : memref<32x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<32x32xf16, strided<[32, 1], offset: ?>>, memref<32x32xf16, strided<[64, 1], offset: ?>>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
 // A loop that also updates the accumulator element by element between the
 // products (as flash attention rescales its output by each row's
 // correction at every key block) keeps it in the warps all the same: the
