@@ -788,8 +788,18 @@ getInvariantViews(Value value, scf::ForOp loop) {
   return SmallVector<Operation *>(llvm::reverse(views));
 }
 
+/// The contraction of a loop that findCarriedLoops marked.
+static linalg::LinalgOp getCarriedContraction(scf::ForOp loop) {
+  linalg::LinalgOp contraction;
+  loop.getBody()->walk([&](linalg::LinalgOp op) {
+    if (op->hasAttr(kCarriedContractionAttrName))
+      contraction = op;
+  });
+  return contraction;
+}
+
 /// Finds the loops whose warps can keep a tensor-core contraction's
-/// accumulators in registers from step to step (carriedLoops): a loop in
+/// accumulators in registers from step to step: a loop in
 /// a tile with one such contraction in its body, into a buffer of the
 /// tile (a view of it the loop can make before it starts), which nothing
 /// else in the loop touches except ops that update it element by element
@@ -926,10 +936,7 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
       contraction = linalgOp;
     if (auto loop = dyn_cast_or_null<scf::ForOp>(next);
         loop && loop->hasAttr(kCarriedLoopAttrName))
-      loop.getBody()->walk([&](linalg::LinalgOp op) {
-        if (op->hasAttr(kCarriedContractionAttrName))
-          contraction = op;
-      });
+      contraction = getCarriedContraction(loop);
     if (!contraction || contraction.getDpsInitOperand(0)->get() != output ||
         contraction->hasAttr(kAccumulatorInitAttrName))
       continue;
@@ -982,23 +989,22 @@ TfmMapToGpuPass::distributeCarryingFragments(scf::IfOp ifOp,
   return success();
 }
 
-/// `loop` (carriedLoops) rebuilt to carry its contraction's accumulator
-/// fragments from step to step: loaded before it, updated and accumulated
-/// into by the body, stored after it; the rest of the body distributed as
-/// any other block code.
+/// `loop` (marked by findCarriedLoops) rebuilt to carry its contraction's
+/// accumulator fragments from step to step: loaded before it, updated and
+/// accumulated into by the body, stored after it; the rest of the body
+/// distributed as any other block code.
 LogicalResult TfmMapToGpuPass::mapCarriedLoop(scf::ForOp loop,
                                               gpu::LaunchOp launch) {
   // The contraction into the accumulators and their updates, as
   // findCarriedLoops marked them.
-  linalg::LinalgOp contraction;
+  linalg::LinalgOp contraction = getCarriedContraction(loop);
+  assert(contraction && "a loop marked by findCarriedLoops");
+  contraction->removeAttr(kCarriedContractionAttrName);
   SmallVector<Operation *> updates;
   loop.getBody()->walk([&](Operation *op) {
     if (op->hasAttr(kAccumulatorUpdateAttrName))
       updates.push_back(op);
-    if (op->removeAttr(kCarriedContractionAttrName))
-      contraction = cast<linalg::LinalgOp>(op);
   });
-  assert(contraction && "a loop marked by findCarriedLoops");
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   // What wrote the accumulators (their fill) is done before they are read.
