@@ -437,11 +437,14 @@ func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
 // takes the micro-kernel one panel per register tile: 12 x 1 x 32 with
 // AVX-512, whose 24 panels of 32 columns go parallel two at a time (12
 // parallel tiles, which 2 or 4 threads share evenly); 6 x 1 x 16 with AVX2.
+// Each row tile reads the parallel tile's panels again from L2, prefetching
+// them into L1 128 steps ahead (here, with panels of 64 steps, two panels
+// on).
 
 // CHECK-LABEL: func.func @packed
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 // AVX2-LABEL: func.func @packed
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 // TILED-LABEL: func.func @packed
 //       TILED: scf.forall (%{{.*}}) = (0) to (24) step (2)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
@@ -469,28 +472,29 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 
 // A decoding step's product: a dynamic number of rows against packed
 // panels. The parts of fewer rows than Mr stream each panel once from
-// memory; those that do 4 FMAs or more per 64-byte line of it prefetch the
-// panel 128 steps ahead (AVX-512: the 8- and 4-row parts, 8 and 4 FMAs a
-// line, not the 2 or 1 rows' 2 and 1; AVX2, 16-column tiles of one line a
-// step: the 4- and 2-row parts, 8 and 4 a line, not the single rows' 2; here the panels are
-// 32 wide, as AVX-512 packed them, and AVX2 reads half of one a tile). Mr's part reuses each
-// panel from the cache and prefetches nothing. Applied, the marker goes on
-// the reduction loop, for tfm-cpu-prefetch-weights.
+// memory, Mr's part reads it again from L2 for each of its row tiles; the
+// tiles that do 4 FMAs or more per 64-byte line of it prefetch the panel
+// 128 steps ahead (AVX-512: the 12-, 8- and 4-row parts, 12, 8 and 4 FMAs
+// a line, not the 2 or 1 rows' 2 and 1; AVX2, 16-column tiles of one line
+// a step: the 6-, 4- and 2-row parts, 12, 8 and 4 a line, not the single
+// rows' 2; here the panels are 32 wide, as AVX-512 packed them, and AVX2
+// reads half of one a tile). Applied, the marker goes on the reduction
+// loop, for tfm-cpu-prefetch-weights.
 
 // CHECK-LABEL: func.func @packed_dynamic_rows
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 //       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 // AVX2-LABEL: func.func @packed_dynamic_rows
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
 //       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
 // TILED-LABEL: func.func @packed_dynamic_rows
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>) {
-//   TILED-NOT:   prefetch_distance
+//       TILED:   } {tfm.prefetch_distance = 128 : i64}
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<8x1x32xf32>) {
 //       TILED:   } {tfm.prefetch_distance = 128 : i64}
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<4x1x32xf32>) {
