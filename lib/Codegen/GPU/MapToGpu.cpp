@@ -41,6 +41,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #include <utility>
 
@@ -293,6 +294,92 @@ void TfmMapToGpuPass::runOnOperation() {
       return signalPassFailure();
 }
 
+/// Keeps the output elements that a reduction loop `loop` (as linalg
+/// lowers one: a load of each output element at every step, the combined
+/// value stored back) accumulates in registers: each element of `outputs`
+/// that the loop's body loads once and stores once, at the same indices,
+/// all defined outside the loop, and touches nowhere else, is loaded before
+/// the loop, carried as an iteration argument, and stored after it.
+/// Returns the loop that replaces `loop` (`loop` itself if nothing is
+/// carried). Linalg's semantics make this exact: an output is combined
+/// with what its inputs read, which do not alias it. LLVM cannot know that
+/// of buffers in global memory, and kept a store to it at every step of
+/// every such loop (a LayerNorm's sums, a matmul's `k` loop off the tensor
+/// cores).
+static scf::ForOp carryOutputsInRegisters(RewriterBase &rewriter,
+                                          scf::ForOp loop, ValueRange outputs) {
+  // Linalg computes the load's and the store's indices each in the body,
+  // from the parallel loops' induction variables: hoisted, they are
+  // computed once, and the same computations compare equal.
+  moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+  auto sameIndex = [](Value a, Value b) {
+    if (a == b)
+      return true;
+    Operation *defA = a.getDefiningOp(), *defB = b.getDefiningOp();
+    return defA && defB && isPure(defA) &&
+           OperationEquivalence::isEquivalentTo(
+               defA, defB, OperationEquivalence::exactValueMatch,
+               /*markEquivalent=*/nullptr,
+               OperationEquivalence::IgnoreLocations);
+  };
+  SmallVector<memref::LoadOp> loads;
+  SmallVector<memref::StoreOp> stores;
+  Block *body = loop.getBody();
+  for (Value output : llvm::SetVector<Value>(llvm::from_range, outputs)) {
+    memref::LoadOp load;
+    memref::StoreOp store;
+    bool carried = true;
+    for (Operation *user : output.getUsers()) {
+      if (!loop->isProperAncestor(user))
+        continue;
+      auto userLoad = dyn_cast<memref::LoadOp>(user);
+      auto userStore = dyn_cast<memref::StoreOp>(user);
+      if (userLoad && !load && userLoad->getBlock() == body &&
+          userLoad.getMemRef() == output)
+        load = userLoad;
+      else if (userStore && !store && userStore->getBlock() == body &&
+               userStore.getMemRef() == output)
+        store = userStore;
+      else
+        carried = false;
+    }
+    if (!carried || !load || !store || !load->isBeforeInBlock(store) ||
+        !llvm::equal(load.getIndices(), store.getIndices(), sameIndex) ||
+        !llvm::all_of(load.getIndices(), [&](Value index) {
+          return loop.isDefinedOutsideOfLoop(index);
+        }))
+      continue;
+    loads.push_back(load);
+    stores.push_back(store);
+  }
+  if (loads.empty())
+    return loop;
+
+  rewriter.setInsertionPoint(loop);
+  SmallVector<Value> inits;
+  for (memref::LoadOp load : loads)
+    inits.push_back(rewriter.clone(*load)->getResult(0));
+  FailureOr<LoopLikeOpInterface> replaced = loop.replaceWithAdditionalYields(
+      rewriter, inits, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return llvm::map_to_vector(
+            stores, [](memref::StoreOp store) { return store.getValue(); });
+      });
+  if (failed(replaced))
+    return loop;
+  auto carrying = cast<scf::ForOp>(replaced->getOperation());
+  unsigned first = carrying.getNumRegionIterArgs() - loads.size();
+  rewriter.setInsertionPointAfter(carrying);
+  for (auto [i, load, store] : llvm::enumerate(loads, stores)) {
+    rewriter.replaceOp(load, carrying.getRegionIterArgs()[first + i]);
+    memref::StoreOp::create(rewriter, store.getLoc(),
+                            carrying.getResult(first + i), store.getMemRef(),
+                            store.getIndices());
+    rewriter.eraseOp(store);
+  }
+  return carrying;
+}
+
 /// Copies become linalg.copy, and every linalg op becomes loops: parallel
 /// loops over its parallel dimensions around sequential ones over its
 /// reductions. A copy of a buffer onto itself (bufferization leaves one
@@ -341,8 +428,16 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
       op->moveBefore(launch.getBody().front().getTerminator());
     }
     rewriter.setInsertionPoint(op);
-    if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+    FailureOr<linalg::LinalgLoops> loops =
+        linalg::linalgOpToParallelLoops(rewriter, op);
+    if (failed(loops))
       return op.emitOpError("cannot be lowered to loops for the GPU");
+    // The reduction loops, innermost first: what one carries, its parent's
+    // body loads before it and stores after it.
+    SmallVector<Value> outputs = op.getDpsInits();
+    for (Operation *loop : llvm::reverse(*loops))
+      if (auto reduction = dyn_cast<scf::ForOp>(loop))
+        carryOutputsInRegisters(rewriter, reduction, outputs);
     rewriter.eraseOp(op);
   }
   // The loops load every operand, the outputs of elementwise ops included;

@@ -160,15 +160,21 @@ func.func @staged_in_loop(%a: memref<2x4x2xf32>, %b: memref<3x2x4xf32>) {
 
 // Ops without parallel dimensions run on one thread; so does a write at
 // block level, with barriers around it. The reduction's output is read, so
-// it is copied in.
+// it is copied in. The sum is carried in a register: its element is loaded
+// once before the loop and stored once after it.
 
 // CHECK-LABEL: func.func @sequential(
 // CHECK-SAME:      %{{.*}}: memref<100xf32>, %[[Y:.*]]: memref<f32>, %[[Z:.*]]: memref<2x100xf32>)
 // CHECK:         %[[DY:.*]] = gpu.alloc () : memref<f32>
 // CHECK-NEXT:    gpu.memcpy %[[DY]], %[[Y]]
 // CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) {
-// CHECK-NEXT:      scf.for
-// CHECK:             memref.store %{{.*}}, %[[DY]][]
+// CHECK-NEXT:      %[[INIT:.*]] = memref.load %[[DY]][]
+// CHECK-NEXT:      %[[SUM:.*]] = scf.for %{{.*}} = %c0 to %c100 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT:        %[[X:.*]] = memref.load
+// CHECK-NEXT:        %[[NEXT:.*]] = arith.addf %[[X]], %[[ACC]]
+// CHECK-NEXT:        scf.yield %[[NEXT]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      memref.store %[[SUM]], %[[DY]][]
 // CHECK:         gpu.launch blocks({{.*}}) in (%{{.*}} = %c2, {{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in
 // CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %c0
 // CHECK-NEXT:      gpu.barrier
@@ -186,6 +192,57 @@ func.func @sequential(%x: memref<100xf32>, %y: memref<f32>, %z: memref<2x100xf32
     %c0 = arith.constant 0 : index
     %one = arith.constant 1.0 : f32
     memref.store %one, %z[%i, %c0] : memref<2x100xf32>
+  }
+  return
+}
+
+// -----
+
+// A row-wise reduction in a tile (flash attention's row maxima): a thread
+// per row, which keeps its row's maximum in a register across the columns
+// (one load of the running maximum and one store, not one of each per
+// column, each waiting for the last through shared memory). A reduction
+// that reads its output again as an input keeps its loads and stores.
+
+// CHECK-LABEL: func.func @row_reduction(
+// CHECK:             %[[INIT:.*]] = memref.load %[[MAX:.*]][%[[ROW:.*]]] : memref<32xf32>
+// CHECK-NEXT:        %[[ROWMAX:.*]] = scf.for %[[COL:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT:          %[[S:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x64xf32>
+// CHECK-NEXT:          %[[M:.*]] = arith.maxnumf %[[S]], %[[ACC]]
+// CHECK-NEXT:          scf.yield %[[M]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:        memref.store %[[ROWMAX]], %[[MAX]][%[[ROW]]]
+// CHECK-NEXT:      }
+// CHECK:             scf.for %[[COL2:.*]] = %c0 to %c64 step %c1 {
+// CHECK-NEXT:          memref.load %{{.*}}[%[[ROW2:.*]], %[[COL2]]] : memref<32x64xf32>
+// CHECK-NEXT:          memref.load %[[SUM:.*]][%[[ROW2]]] : memref<32xf32>
+// CHECK:               memref.store %{{.*}}, %[[SUM]][%[[ROW2]]] : memref<32xf32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+func.func @row_reduction(%s: memref<2x32x64xf32>, %m: memref<2x32xf32>, %l: memref<2x32xf32>) {
+  scf.forall (%i) in (2) {
+    %st = memref.subview %s[%i, 0, 0] [1, 32, 64] [1, 1, 1] : memref<2x32x64xf32> to memref<32x64xf32, strided<[64, 1], offset: ?>>
+    %mt = memref.subview %m[%i, 0] [1, 32] [1, 1] : memref<2x32xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %lt = memref.subview %l[%i, 0] [1, 32] [1, 1] : memref<2x32xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %tile = memref.alloc() : memref<32x64xf32>
+    memref.copy %st, %tile : memref<32x64xf32, strided<[64, 1], offset: ?>> to memref<32x64xf32>
+    %max = memref.alloc() : memref<32xf32>
+    memref.copy %mt, %max : memref<32xf32, strided<[1], offset: ?>> to memref<32xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%tile : memref<32x64xf32>) outs(%max : memref<32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %0 = arith.maxnumf %in, %out : f32
+      linalg.yield %0 : f32
+    }
+    memref.copy %max, %mt : memref<32xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %sum = memref.alloc() : memref<32xf32>
+    memref.copy %lt, %sum : memref<32xf32, strided<[1], offset: ?>> to memref<32xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%tile, %sum : memref<32x64xf32>, memref<32xf32>) outs(%sum : memref<32xf32>) {
+    ^bb0(%in: f32, %old: f32, %out: f32):
+      %0 = arith.addf %in, %old : f32
+      %1 = arith.addf %0, %out : f32
+      linalg.yield %1 : f32
+    }
+    memref.copy %sum, %lt : memref<32xf32> to memref<32xf32, strided<[1], offset: ?>>
   }
   return
 }

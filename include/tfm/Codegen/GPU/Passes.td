@@ -84,7 +84,10 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
     - Any other top-level parallel loop (an elementwise op, a matmul, a
       normalization's rows) becomes one launch with one thread per
       iteration; sequential code that writes memory runs in a launch of one
-      thread.
+      thread. A reduction loop keeps the output element it accumulates
+      into in a register (an iteration argument, loaded before the loop
+      and stored after it) rather than loading and storing it at every
+      step as linalg's loops do.
     - With `tensor-cores`, a contraction of a block tile with float16 or
       bfloat16 operands, a float32 accumulator and static extents (partial
       instruction tiles read zeros past them) runs on the tensor cores
