@@ -71,6 +71,30 @@ constexpr llvm::StringLiteral kCarriedContractionAttrName =
     "tfm.carried_contraction";
 constexpr llvm::StringLiteral kAccumulatorUpdateAttrName =
     "tfm.accumulator_update";
+/// The mark of an elementwise op that the tensor-core contraction before it
+/// applies to its fragments as it stores them, and of that contraction's
+/// output buffer, which nothing then touches (markFragmentEpilogues).
+constexpr llvm::StringLiteral kFragmentEpilogueAttrName =
+    "tfm.fragment_epilogue";
+
+/// The op after `op` that may read or write memory, if any (allocations
+/// are passed over).
+Operation *getNextEffectfulOp(Operation *op) {
+  Operation *next = op->getNextNode();
+  while (next && (isMemoryEffectFree(next) ||
+                  isa<memref::AllocOp, memref::AllocaOp>(next)))
+    next = next->getNextNode();
+  return next;
+}
+
+/// The epilogue that the tensor-core contraction `op` applies to its
+/// fragments (markFragmentEpilogues), or null.
+linalg::GenericOp getFragmentEpilogue(Operation *op) {
+  auto epilogue = dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(op));
+  return epilogue && epilogue->hasAttr(kFragmentEpilogueAttrName)
+             ? epilogue
+             : linalg::GenericOp();
+}
 
 /// Whether `op` or anything nested in it may write memory.
 bool writesMemory(Operation *op) {
@@ -240,6 +264,7 @@ private:
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
   void foldAccumulatorFills(func::FuncOp func);
+  void markFragmentEpilogues(func::FuncOp func);
   void findCarriedLoops(func::FuncOp func);
   LogicalResult mapCarriedLoop(scf::ForOp loop, gpu::LaunchOp launch);
   LogicalResult distributeCarryingFragments(scf::IfOp ifOp,
@@ -404,6 +429,7 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
 
   findCarriedLoops(func);
   foldAccumulatorFills(func);
+  markFragmentEpilogues(func);
 
   SmallVector<linalg::LinalgOp> linalgOps;
   func.walk([&](linalg::LinalgOp op) { linalgOps.push_back(op); });
@@ -414,7 +440,8 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
     // Left whole for distributeOverThreads, which emits the warps' code
     // (and applies updates of accumulators kept in registers to their
     // fragments) and the asynchronous copies.
-    if (runsOnTensorCores(op) || op->hasAttr(kAccumulatorUpdateAttrName))
+    if (runsOnTensorCores(op) || op->hasAttr(kAccumulatorUpdateAttrName) ||
+        op->hasAttr(kFragmentEpilogueAttrName))
       continue;
     if (auto copy = dyn_cast<linalg::CopyOp>(op.getOperation());
         copy && getAsyncStaging(copy))
@@ -573,8 +600,13 @@ LogicalResult TfmMapToGpuPass::mapBlockLoop(scf::ForallOp forall) {
              << ", more than the 65535 blocks a GPU grid has there";
   }
 
-  // Lay the block's buffers out in shared memory, 16-byte aligned.
+  // Lay the block's buffers out in shared memory, 16-byte aligned (not the
+  // output of a contraction that stores through its epilogue: nothing
+  // touches it).
   SmallVector<Operation *> buffers = getBlockBuffers(forall);
+  llvm::erase_if(buffers, [](Operation *buffer) {
+    return buffer->hasAttr(kFragmentEpilogueAttrName);
+  });
   SmallVector<int64_t> offsets;
   int64_t sharedBytes = 0;
   for (Operation *buffer : buffers) {
@@ -773,6 +805,23 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       op->erase();
       continue;
     }
+    if (op->hasAttr(kFragmentEpilogueAttrName)) {
+      // The product's output, which nothing touches: it goes with its
+      // epilogue, which the product applied as its warps stored their
+      // fragments.
+      if (isa<memref::AllocaOp>(op))
+        continue;
+      SmallVector<Operation *> unused;
+      for (Value input : cast<linalg::GenericOp>(op).getDpsInputs())
+        if (auto alloca = input.getDefiningOp<memref::AllocaOp>();
+            alloca && alloca->hasAttr(kFragmentEpilogueAttrName))
+          unused.push_back(alloca);
+      op->erase();
+      for (Operation *alloca : unused)
+        if (alloca->use_empty())
+          alloca->erase();
+      continue;
+    }
     if (auto contraction = dyn_cast<linalg::LinalgOp>(op)) {
       // Only the tensor cores' contractions (and the updates above) are
       // still linalg ops: every
@@ -803,10 +852,11 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         op->erase();
         continue;
       }
-      Operation *warps = emulateWarps
-                             ? emitEmulatedWarpMma(b, contraction, *match)
-                             : emitWarpMma(b, contraction, *match, thread,
-                                           blockSize, unrollSteps);
+      linalg::GenericOp epilogue = getFragmentEpilogue(op);
+      Operation *warps =
+          emulateWarps ? emitEmulatedWarpMma(b, contraction, *match, epilogue)
+                       : emitWarpMma(b, contraction, *match, thread, blockSize,
+                                     unrollSteps, epilogue);
       op->erase();
       barrierAround(b, warps, loc);
       continue;
@@ -1037,6 +1087,64 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
       continue;
     contraction->setAttr(kAccumulatorInitAttrName, value);
     fill->erase();
+  }
+}
+
+/// Marks the elementwise op that directly follows a tensor-core
+/// contraction (not one a loop carries) and is the only reader of its
+/// output, where the warps can apply it to their fragments as they store
+/// them (canFuseEpilogue): flash attention's scaling of the scores at every
+/// key block, a bias, an activation or a cast of a product whose reduction
+/// is one chunk. The block then neither stores the product into its tile
+/// (a shared-memory buffer) nor passes over the tile again behind a
+/// barrier. Nothing touches the product's output any more: it becomes a
+/// thread-local buffer that takes no shared memory and that LLVM drops.
+/// The ops between the two (which touch no memory: index arithmetic, a
+/// constant the epilogue reads, the allocation of its output) move before
+/// the contraction, where the epilogue is applied.
+void TfmMapToGpuPass::markFragmentEpilogues(func::FuncOp func) {
+  if (!tensorCores)
+    return;
+  SmallVector<linalg::LinalgOp> contractions;
+  func.walk([&](linalg::LinalgOp op) {
+    if (runsOnTensorCores(op) && !op->hasAttr(kCarriedContractionAttrName))
+      contractions.push_back(op);
+  });
+  UnitAttr unit = UnitAttr::get(func.getContext());
+  for (linalg::LinalgOp contraction : contractions) {
+    Value output = contraction.getDpsInitOperand(0)->get();
+    auto alloc = output.getDefiningOp<memref::AllocOp>();
+    auto epilogue =
+        dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(contraction));
+    if (!alloc || !epilogue || !canFuseEpilogue(epilogue, output) ||
+        !llvm::all_of(output.getUsers(), [&](Operation *user) {
+          return user == contraction || user == epilogue ||
+                 isa<memref::DeallocOp>(user);
+        }))
+      continue;
+    // The warps store the epilogue's output while others still read the
+    // product's operands and the epilogue's inputs: none may be a view of
+    // it.
+    Value written = getRootBuffer(epilogue.getDpsInitOperand(0)->get());
+    if (llvm::any_of(
+            contraction.getDpsInputs(),
+            [&](Value input) { return getRootBuffer(input) == written; }) ||
+        llvm::any_of(epilogue.getDpsInputs(), [&](Value input) {
+          return getRootBuffer(input) == written;
+        }))
+      continue;
+    for (Operation *between = contraction->getNextNode(); between != epilogue;
+         between = contraction->getNextNode())
+      between->moveBefore(contraction);
+    epilogue->setAttr(kFragmentEpilogueAttrName, unit);
+    OpBuilder b(alloc);
+    auto unused = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
+    unused->setAttr(kFragmentEpilogueAttrName, unit);
+    for (Operation *user : llvm::make_early_inc_range(output.getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        user->erase();
+    alloc.replaceAllUsesWith(unused.getResult());
+    alloc.erase();
   }
 }
 

@@ -214,7 +214,7 @@ public:
   /// The accesses of `op`'s operands; the op itself is not kept (the
   /// accumulators of a reduction in chunks outlive the first chunk's op).
   FragmentAccess(linalg::LinalgOp op, const MmaContraction &contraction,
-                 bool emulated)
+                 bool emulated, linalg::GenericOp epilogue = {})
       : operands{op.getDpsInputOperand(0)->get(),
                  op.getDpsInputOperand(1)->get(),
                  op.getDpsInitOperand(0)->get()},
@@ -222,7 +222,7 @@ public:
              op.getMatchingIndexingMap(op.getDpsInputOperand(1)),
              op.getMatchingIndexingMap(op.getDpsInitOperand(0))},
         init(op->getAttrOfType<FloatAttr>(kAccumulatorInitAttrName)),
-        contraction(contraction), emulated(emulated) {}
+        epilogue(epilogue), contraction(contraction), emulated(emulated) {}
 
   /// The buffer `operand` is read from (A, B) or accumulated in (C).
   Value getOperand(Operand operand) const {
@@ -337,9 +337,42 @@ public:
                                           /*withElseRegion=*/false);
           b.setInsertionPointToStart(&inside.getThenRegion().front());
         }
-        memref::StoreOp::create(b, loc, element, getOperand(Operand::C),
-                                position.indices);
+        storeElement(b, loc, element, position.indices);
       }
+  }
+
+  /// Stores `element` of the accumulator at `indices` of its buffer, or,
+  /// with an epilogue, the epilogue's value of it at the same indices of
+  /// the epilogue's output (it reads the accumulator through the identity
+  /// map, so its loops are the accumulator's indices).
+  void storeElement(OpBuilder &b, Location loc, Value element,
+                    ArrayRef<Value> indices) const {
+    Value output = getOperand(Operand::C);
+    linalg::GenericOp epilogue = this->epilogue;
+    if (!epilogue) {
+      memref::StoreOp::create(b, loc, element, output, indices);
+      return;
+    }
+    IRMapping mapping;
+    for (OpOperand *input : epilogue.getDpsInputOperands()) {
+      Value value = input->get();
+      if (value == output) {
+        value = element;
+      } else if (isa<MemRefType>(value.getType())) {
+        SmallVector<Value> at;
+        for (AffineExpr result :
+             epilogue.getMatchingIndexingMap(input).getResults())
+          at.push_back(indices[cast<AffineDimExpr>(result).getPosition()]);
+        value = memref::LoadOp::create(b, loc, value, at);
+      }
+      mapping.map(epilogue.getMatchingBlockArgument(input), value);
+    }
+    Block &body = epilogue.getRegion().front();
+    for (Operation &op : body.without_terminator())
+      b.clone(op, mapping);
+    memref::StoreOp::create(
+        b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
+        epilogue.getDpsInitOperand(0)->get(), indices);
   }
 
   /// The indices into the accumulator's buffer of element (r, e) of a
@@ -450,6 +483,8 @@ private:
   /// The accumulator's value where a fill has just set it
   /// (kAccumulatorInitAttrName), else null.
   FloatAttr init;
+  /// What the result is stored through (canFuseEpilogue), else null.
+  linalg::GenericOp epilogue;
   MmaContraction contraction;
   bool emulated;
 };
@@ -1076,12 +1111,48 @@ std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
 // Warp w of the block computes warp tiles w, w + warps, ...: for each, the
 // accumulator fragments of its instruction tiles are loaded, updated at
 // every step of the reduction (emitSteps), and stored.
+bool tfm::canFuseEpilogue(linalg::GenericOp epilogue, Value output) {
+  if (!epilogue.hasPureBufferSemantics() || epilogue.getNumDpsInits() != 1 ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops())
+    return false;
+  OpOperand *init = epilogue.getDpsInitOperand(0);
+  if (init->get() == output ||
+      !epilogue.getMatchingIndexingMap(init).isIdentity() ||
+      !epilogue.getMatchingBlockArgument(init).use_empty())
+    return false;
+  int64_t reads = 0;
+  for (OpOperand *input : epilogue.getDpsInputOperands()) {
+    Value value = input->get();
+    if (value == init->get())
+      return false;
+    AffineMap map = epilogue.getMatchingIndexingMap(input);
+    if (value == output) {
+      if (!map.isIdentity())
+        return false;
+      ++reads;
+    } else if (isa<MemRefType>(value.getType()) &&
+               !map.isProjectedPermutation(/*allowZeroInResults=*/false)) {
+      return false;
+    }
+  }
+  Block &body = epilogue.getRegion().front();
+  return reads == 1 && body.getTerminator()->getNumOperands() == 1 &&
+         llvm::all_of(body.without_terminator(), [](Operation &nested) {
+           return nested.getNumRegions() == 0 && isMemoryEffectFree(&nested) &&
+                  !isa<linalg::IndexOp>(nested);
+         });
+}
+
 Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                             const MmaContraction &contraction, Value thread,
-                            int64_t blockSize, int64_t unrollSteps) {
+                            int64_t blockSize, int64_t unrollSteps,
+                            linalg::GenericOp epilogue) {
   assert(blockSize % kWarpLanes == 0 && "a block of whole warps");
+  assert((!epilogue ||
+          canFuseEpilogue(epilogue, op.getDpsInitOperand(0)->get())) &&
+         "an epilogue applied as the result is stored");
   Location loc = op.getLoc();
-  FragmentAccess access(op, contraction, /*emulated=*/false);
+  FragmentAccess access(op, contraction, /*emulated=*/false, epilogue);
   WarpTiling tiling(contraction);
   Value warpSize = constantIndex(b, loc, kWarpLanes);
   Value warp = arith::DivUIOp::create(b, loc, thread, warpSize);
@@ -1100,9 +1171,10 @@ Operation *tfm::emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
 // through buffers of 32 lanes x registers x elements, and the instruction
 // reads and writes those buffers (emulateMmaSync).
 Operation *tfm::emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
-                                    const MmaContraction &contraction) {
+                                    const MmaContraction &contraction,
+                                    linalg::GenericOp epilogue) {
   Location loc = op.getLoc();
-  FragmentAccess access(op, contraction, /*emulated=*/true);
+  FragmentAccess access(op, contraction, /*emulated=*/true, epilogue);
   WarpTiling tiling(contraction);
   EmulatedOperands operands = allocateOperands(b, loc, access, tiling);
   SmallVector<Value> cBuffers = allocateAccumulators(b, loc, access, tiling);

@@ -67,21 +67,35 @@ struct MmaContraction {
 std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op,
                                                   bool tf32);
 
+/// Whether `epilogue` can be applied to a tensor-core contraction's
+/// accumulator fragments as they are stored, in place of storing them into
+/// the contraction's `output`: an op of parallel loops that reads `output`
+/// once, through the identity map, writes one other buffer through the
+/// identity map (without reading what it writes), reads its other inputs
+/// through projected permutations, and whose body is pure arithmetic (flash
+/// attention's scaling of the scores; a bias, an activation, a cast).
+bool canFuseEpilogue(linalg::GenericOp epilogue, Value output);
+
 /// Emits, at `b`'s insertion point inside a block of `blockSize` threads
 /// (a multiple of 32) whose id is `thread`, the code with which the
 /// block's warps compute `op` on tensor cores; returns its outermost op.
 /// `op` is left for the caller to erase. A reduction of at most
-/// `unrollSteps` instruction steps is unrolled.
+/// `unrollSteps` instruction steps is unrolled. With an `epilogue`
+/// (canFuseEpilogue), each element of the result is stored through it:
+/// the epilogue's value at the element's position of its output, and
+/// nothing into `op`'s; the epilogue too is left for the caller to erase.
 Operation *emitWarpMma(OpBuilder &b, linalg::LinalgOp op,
                        const MmaContraction &contraction, Value thread,
-                       int64_t blockSize, int64_t unrollSteps);
+                       int64_t blockSize, int64_t unrollSteps,
+                       linalg::GenericOp epilogue = {});
 
 /// The same computation for a block of one thread on the CPU: one warp,
 /// its lanes' fragments held in buffers, each tensor-core instruction
 /// emulated from the PTX ISA's description of which lane holds which
 /// element. Returns its outermost op.
 Operation *emitEmulatedWarpMma(OpBuilder &b, linalg::LinalgOp op,
-                               const MmaContraction &contraction);
+                               const MmaContraction &contraction,
+                               linalg::GenericOp epilogue = {});
 
 /// The accumulator fragments of a block tile's product that the block's
 /// warps keep across the contractions that update the same output tile one

@@ -327,6 +327,85 @@ func.func @fill_read(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64
 
 // -----
 
+// A product into a tile buffer that only an elementwise op then reads (flash
+// attention's scores, scaled; a bias and a cast) stores through that op:
+// each lane applies it to its fragments' elements, reading its other
+// inputs at the element's position, and stores the result into the op's
+// output. Nothing is stored into the product's tile, which takes no shared
+// memory (one 32 x 32 float16 buffer: 2 KiB), and there is no pass over it
+// behind a barrier. Where the tile is read by anything else too, the
+// product stores it and the op stays a pass of its own.
+
+// CHECK-LABEL: func.func @epilogue_fused(
+// CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %c2048_i32
+// CHECK:           %[[SCORES:.*]]:2 = scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args
+// CHECK:             nvgpu.mma.sync
+// CHECK:           %[[E:.*]] = vector.extract %[[SCORES]]#0[0, 0]
+// CHECK:           %[[BIAS:.*]] = memref.load %{{.*}} : memref<32xf32
+// CHECK:           %[[SUM:.*]] = arith.addf %[[E]], %[[BIAS]]
+// CHECK:           %[[HALF:.*]] = arith.truncf %[[SUM]] : f32 to f16
+// CHECK:           memref.store %[[HALF]], %{{.*}} : memref<32x32xf16
+// CHECK-NOT:       memref.store {{.*}} : memref<32x32xf32
+// CHECK:           gpu.terminator
+// CHECK-LABEL: func.func @epilogue_unfused(
+// CHECK:         gpu.launch {{.*}} dynamic_shared_memory_size %c6144_i32
+// CHECK:           nvgpu.mma.sync
+// CHECK:           memref.store {{.*}} : memref<32x32xf32>
+// CHECK:           gpu.barrier
+// CHECK:           scf.for
+// CHECK:             memref.load {{.*}} : memref<32x32xf32>
+// EMULATED-LABEL: func.func @epilogue_fused(
+// EMULATED-NOT:     memref.store {{.*}} : memref<32x32xf32
+// EMULATED:         arith.truncf
+// EMULATED:         memref.store {{.*}} : memref<32x32xf16
+// EMULATED-LABEL: func.func @epilogue_unfused(
+func.func @epilogue_fused(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %bias: memref<64xf32>, %c: memref<64x64xf16>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sa = memref.subview %a[%i, 0] [32, 32] [1, 1] : memref<64x32xf16> to memref<32x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 32] [1, 1] : memref<32x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %sbias = memref.subview %bias[%j] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %acc = memref.alloc() : memref<32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+    linalg.matmul ins(%sa, %sb : memref<32x32xf16, strided<[32, 1], offset: ?>>, memref<32x32xf16, strided<[64, 1], offset: ?>>) outs(%acc : memref<32x32xf32>)
+    %half = memref.alloc() : memref<32x32xf16>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %sbias : memref<32x32xf32>, memref<32xf32, strided<[1], offset: ?>>) outs(%half : memref<32x32xf16>) {
+    ^bb0(%x: f32, %y: f32, %out: f16):
+      %s = arith.addf %x, %y : f32
+      %t = arith.truncf %s : f32 to f16
+      linalg.yield %t : f16
+    }
+    linalg.copy ins(%half : memref<32x32xf16>) outs(%sc : memref<32x32xf16, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+func.func @epilogue_unfused(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %bias: memref<64xf32>, %c: memref<64x64xf16>, %d: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sa = memref.subview %a[%i, 0] [32, 32] [1, 1] : memref<64x32xf16> to memref<32x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 32] [1, 1] : memref<32x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %sbias = memref.subview %bias[%j] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %sd = memref.subview %d[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %acc = memref.alloc() : memref<32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+    linalg.matmul ins(%sa, %sb : memref<32x32xf16, strided<[32, 1], offset: ?>>, memref<32x32xf16, strided<[64, 1], offset: ?>>) outs(%acc : memref<32x32xf32>)
+    %half = memref.alloc() : memref<32x32xf16>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %sbias : memref<32x32xf32>, memref<32xf32, strided<[1], offset: ?>>) outs(%half : memref<32x32xf16>) {
+    ^bb0(%x: f32, %y: f32, %out: f16):
+      %s = arith.addf %x, %y : f32
+      %t = arith.truncf %s : f32 to f16
+      linalg.yield %t : f16
+    }
+    linalg.copy ins(%half : memref<32x32xf16>) outs(%sc : memref<32x32xf16, strided<[64, 1], offset: ?>>)
+    linalg.copy ins(%acc : memref<32x32xf32>) outs(%sd : memref<32x32xf32, strided<[64, 1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
 // A loop that also updates the accumulator element by element between the
 // products (as flash attention rescales its output by each row's
 // correction at every key block) keeps it in the warps all the same: the
