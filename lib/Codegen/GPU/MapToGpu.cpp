@@ -71,9 +71,11 @@ constexpr llvm::StringLiteral kCarriedContractionAttrName =
     "tfm.carried_contraction";
 constexpr llvm::StringLiteral kAccumulatorUpdateAttrName =
     "tfm.accumulator_update";
-/// The mark of an elementwise op that the tensor-core contraction before it
-/// applies to its fragments as it stores them, and of that contraction's
-/// output buffer, which nothing then touches (markFragmentEpilogues).
+/// The mark (a number, the same on both) of a tensor-core product (its
+/// contraction, or the loop that carries its fragments) and of the
+/// elementwise op after it that its warps apply to their fragments as they
+/// store them; also, unnumbered, on the product's output buffer, which
+/// nothing then touches (markFragmentEpilogues).
 constexpr llvm::StringLiteral kFragmentEpilogueAttrName =
     "tfm.fragment_epilogue";
 
@@ -87,13 +89,17 @@ Operation *getNextEffectfulOp(Operation *op) {
   return next;
 }
 
-/// The epilogue that the tensor-core contraction `op` applies to its
-/// fragments (markFragmentEpilogues), or null.
+/// The epilogue that the tensor-core product `op` applies to its fragments
+/// (markFragmentEpilogues: the op after it in its block with the same
+/// mark), or null.
 linalg::GenericOp getFragmentEpilogue(Operation *op) {
-  auto epilogue = dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(op));
-  return epilogue && epilogue->hasAttr(kFragmentEpilogueAttrName)
-             ? epilogue
-             : linalg::GenericOp();
+  Attribute mark = op->getAttr(kFragmentEpilogueAttrName);
+  if (!mark)
+    return {};
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (next->getAttr(kFragmentEpilogueAttrName) == mark)
+      return dyn_cast<linalg::GenericOp>(next);
+  return {};
 }
 
 /// Whether `op` or anything nested in it may write memory.
@@ -269,6 +275,10 @@ private:
   LogicalResult mapCarriedLoop(scf::ForOp loop, gpu::LaunchOp launch);
   LogicalResult distributeCarryingFragments(scf::IfOp ifOp,
                                             gpu::LaunchOp launch);
+
+  /// The epilogues that products applied to their fragments, until the
+  /// distribution reaches them (markFragmentEpilogues).
+  DenseSet<Operation *> appliedEpilogues;
 
   /// While a carried loop's body is distributed: its accumulators, their
   /// fragments as the body has made them so far, and the ops that update
@@ -805,12 +815,15 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       op->erase();
       continue;
     }
-    if (op->hasAttr(kFragmentEpilogueAttrName)) {
-      // The product's output, which nothing touches: it goes with its
-      // epilogue, which the product applied as its warps stored their
-      // fragments.
+    if (op->hasAttr(kFragmentEpilogueAttrName) && !getFragmentEpilogue(op)) {
+      // An epilogue, which the product before it applied as its warps
+      // stored their fragments, and the product's output, which nothing
+      // touches: it goes with its epilogue.
       if (isa<memref::AllocaOp>(op))
         continue;
+      if (!appliedEpilogues.erase(op))
+        return op->emitOpError("was to be applied to a tensor-core product's "
+                               "fragments, but the product did not apply it");
       SmallVector<Operation *> unused;
       for (Value input : cast<linalg::GenericOp>(op).getDpsInputs())
         if (auto alloca = input.getDefiningOp<memref::AllocaOp>();
@@ -853,6 +866,8 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
         continue;
       }
       linalg::GenericOp epilogue = getFragmentEpilogue(op);
+      if (epilogue)
+        appliedEpilogues.insert(epilogue);
       Operation *warps =
           emulateWarps ? emitEmulatedWarpMma(b, contraction, *match, epilogue)
                        : emitWarpMma(b, contraction, *match, thread, blockSize,
@@ -1105,22 +1120,34 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
 void TfmMapToGpuPass::markFragmentEpilogues(func::FuncOp func) {
   if (!tensorCores)
     return;
-  SmallVector<linalg::LinalgOp> contractions;
-  func.walk([&](linalg::LinalgOp op) {
-    if (runsOnTensorCores(op) && !op->hasAttr(kCarriedContractionAttrName))
-      contractions.push_back(op);
+  // Each product, or the loop that carries its fragments (whose fragments
+  // are stored after it), with that contraction.
+  SmallVector<std::pair<Operation *, linalg::LinalgOp>> products;
+  func.walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op);
+        loop && loop->hasAttr(kCarriedLoopAttrName))
+      products.push_back({loop, getCarriedContraction(loop)});
+    else if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+             linalgOp && runsOnTensorCores(linalgOp) &&
+             !linalgOp->hasAttr(kCarriedContractionAttrName))
+      products.push_back({op, linalgOp});
   });
   UnitAttr unit = UnitAttr::get(func.getContext());
-  for (linalg::LinalgOp contraction : contractions) {
+  unsigned marks = 0;
+  for (auto [product, contraction] : products) {
     Value output = contraction.getDpsInitOperand(0)->get();
     auto alloc = output.getDefiningOp<memref::AllocOp>();
     auto epilogue =
-        dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(contraction));
+        dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(product));
+    // Nothing else may touch the output: in a carried loop, the contraction
+    // and the updates work on the fragments, never on the buffer.
     if (!alloc || !epilogue || !canFuseEpilogue(epilogue, output) ||
-        !llvm::all_of(output.getUsers(), [&](Operation *user) {
-          return user == contraction || user == epilogue ||
-                 isa<memref::DeallocOp>(user);
-        }))
+        !llvm::all_of(output.getUsers(),
+                      [&, product = product](Operation *user) {
+                        return user == product || user == epilogue ||
+                               product->isProperAncestor(user) ||
+                               isa<memref::DeallocOp>(user);
+                      }))
       continue;
     // The warps store the epilogue's output while others still read the
     // product's operands and the epilogue's inputs: none may be a view of
@@ -1133,10 +1160,13 @@ void TfmMapToGpuPass::markFragmentEpilogues(func::FuncOp func) {
           return getRootBuffer(input) == written;
         }))
       continue;
-    for (Operation *between = contraction->getNextNode(); between != epilogue;
-         between = contraction->getNextNode())
-      between->moveBefore(contraction);
-    epilogue->setAttr(kFragmentEpilogueAttrName, unit);
+    for (Operation *between = product->getNextNode(); between != epilogue;
+         between = product->getNextNode())
+      between->moveBefore(product);
+    auto mark = IntegerAttr::get(IntegerType::get(func.getContext(), 64),
+                                 static_cast<int64_t>(marks++));
+    product->setAttr(kFragmentEpilogueAttrName, mark);
+    epilogue->setAttr(kFragmentEpilogueAttrName, mark);
     OpBuilder b(alloc);
     auto unused = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
     unused->setAttr(kFragmentEpilogueAttrName, unit);
@@ -1229,7 +1259,10 @@ LogicalResult TfmMapToGpuPass::mapCarriedLoop(scf::ForOp loop,
   b.setInsertionPointToEnd(body);
   auto yield = scf::YieldOp::create(b, loc, carried.getRegionIterArgs());
   b.setInsertionPointAfter(carried);
-  accumulators.store(b, loc, carried.getResults());
+  linalg::GenericOp epilogue = getFragmentEpilogue(loop);
+  if (epilogue)
+    appliedEpilogues.insert(epilogue);
+  accumulators.store(b, loc, carried.getResults(), epilogue);
   gpu::BarrierOp::create(b, loc);
   loop.erase();
 

@@ -224,6 +224,13 @@ public:
         init(op->getAttrOfType<FloatAttr>(kAccumulatorInitAttrName)),
         epilogue(epilogue), contraction(contraction), emulated(emulated) {}
 
+  /// The same accesses, the result stored through `epilogue`.
+  FragmentAccess withEpilogue(linalg::GenericOp epilogue) const {
+    FragmentAccess access = *this;
+    access.epilogue = epilogue;
+    return access;
+  }
+
   /// The buffer `operand` is read from (A, B) or accumulated in (C).
   Value getOperand(Operand operand) const {
     return operands[static_cast<int>(operand)];
@@ -1339,14 +1346,17 @@ SmallVector<Value> WarpAccumulators::update(OpBuilder &b, linalg::GenericOp op,
   return next;
 }
 
-void WarpAccumulators::store(OpBuilder &b, Location loc,
-                             ValueRange final) const {
+void WarpAccumulators::store(OpBuilder &b, Location loc, ValueRange final,
+                             linalg::GenericOp epilogue) const {
+  assert((!epilogue || canFuseEpilogue(epilogue, getOutput())) &&
+         "an epilogue applied as the result is stored");
+  FragmentAccess access = impl->access.withEpilogue(epilogue);
   int64_t tiles = impl->tiling.getTileSize();
   for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
     if (impl->emulated)
-      emulateStoreAccumulators(b, loc, impl->access, tile, impl->cBuffers[i]);
+      emulateStoreAccumulators(b, loc, access, tile, impl->cBuffers[i]);
     else
-      storeAccumulators(b, loc, impl->access, impl->ids, tile,
+      storeAccumulators(b, loc, access, impl->ids, tile,
                         final.slice(i * tiles, tiles));
   }
 }

@@ -149,8 +149,10 @@ public:
   SmallVector<Value> update(OpBuilder &b, linalg::GenericOp op,
                             ValueRange current) const;
 
-  /// Stores `final` (as accumulate returns them) into getOutput().
-  void store(OpBuilder &b, Location loc, ValueRange final) const;
+  /// Stores `final` (as accumulate returns them) into getOutput(), or,
+  /// with an `epilogue` (canFuseEpilogue), through it into its output.
+  void store(OpBuilder &b, Location loc, ValueRange final,
+             linalg::GenericOp epilogue = {}) const;
 
 private:
   struct Impl;

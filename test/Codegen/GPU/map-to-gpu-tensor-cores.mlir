@@ -406,6 +406,51 @@ func.func @epilogue_unfused(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %bias:
 
 // -----
 
+// The same after a reduction in chunks: the loop carries the fragments, and
+// after it each lane stores its elements through the epilogue (a ReLU and a
+// cast) into the float16 output. The float32 tile is never stored; the
+// launch asks for no shared memory (the operands are read as they are
+// here: nothing stages them).
+
+// CHECK-LABEL: func.func @epilogue_after_chunks(
+// CHECK-NOT:     dynamic_shared_memory_size
+// CHECK:         %[[FRAGMENTS:.*]]:2 = scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args
+// CHECK:         %[[E:.*]] = vector.extract %[[FRAGMENTS]]#0[0, 0]
+// CHECK:         %[[R:.*]] = arith.maximumf %[[E]]
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[R]] : f32 to f16
+// CHECK-NEXT:    memref.store %[[T]], %{{.*}} : memref<32x32xf16, strided<[64, 1], offset: ?>>
+// CHECK-NOT:     memref.store {{.*}} : memref<32x32xf32
+// CHECK:         gpu.terminator
+// EMULATED-LABEL: func.func @epilogue_after_chunks(
+// EMULATED-NOT:     memref.store {{.*}} : memref<32x32xf32
+// EMULATED:         arith.maximumf
+// EMULATED:         memref.store {{.*}} : memref<32x32xf16
+func.func @epilogue_after_chunks(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %acc = memref.alloc() : memref<32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+    scf.for %k = %c0 to %c128 step %c64 {
+      %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+      %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%acc : memref<32x32xf32>)
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<32x32xf32>) outs(%sc : memref<32x32xf16, strided<[64, 1], offset: ?>>) {
+    ^bb0(%x: f32, %out: f16):
+      %r = arith.maximumf %x, %zero : f32
+      %t = arith.truncf %r : f32 to f16
+      linalg.yield %t : f16
+    }
+  }
+  return
+}
+
+// -----
+
 // A loop that also updates the accumulator element by element between the
 // products (as flash attention rescales its output by each row's
 // correction at every key block) keeps it in the warps all the same: the

@@ -88,11 +88,12 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       into in a register (an iteration argument, loaded before the loop
       and stored after it) rather than loading and storing it at every
       step as linalg's loops do.
-    - With `tensor-cores`, a contraction whose output tile only an
-      elementwise op then reads (flash attention's scaling of the scores, a
-      bias, an activation, a cast) stores its fragments through that op,
-      into the op's output: the tile takes no shared memory and is not
-      passed over again behind a barrier.
+    - With `tensor-cores`, a contraction (or the loop that carries its
+      fragments) whose output tile only an elementwise op then reads (flash
+      attention's scaling of the scores; a layer's bias, activation and
+      cast) stores its fragments through that op, into the op's output: the
+      tile takes no shared memory and is not passed over again behind a
+      barrier.
     - With `tensor-cores`, a contraction of a block tile with float16 or
       bfloat16 operands, a float32 accumulator and static extents (partial
       instruction tiles read zeros past them) runs on the tensor cores
