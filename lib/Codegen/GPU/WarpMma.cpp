@@ -375,8 +375,15 @@ public:
       mapping.map(epilogue.getMatchingBlockArgument(input), value);
     }
     Block &body = epilogue.getRegion().front();
-    for (Operation &op : body.without_terminator())
+    for (Operation &op : body.without_terminator()) {
+      // The element's position along a loop (a causal mask's row and key):
+      // its index there.
+      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+        mapping.map(index.getResult(), indices[index.getDim()]);
+        continue;
+      }
       b.clone(op, mapping);
+    }
     memref::StoreOp::create(
         b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
         epilogue.getDpsInitOperand(0)->get(), indices);
@@ -1145,8 +1152,7 @@ bool tfm::canFuseEpilogue(linalg::GenericOp epilogue, Value output) {
   Block &body = epilogue.getRegion().front();
   return reads == 1 && body.getTerminator()->getNumOperands() == 1 &&
          llvm::all_of(body.without_terminator(), [](Operation &nested) {
-           return nested.getNumRegions() == 0 && isMemoryEffectFree(&nested) &&
-                  !isa<linalg::IndexOp>(nested);
+           return nested.getNumRegions() == 0 && isMemoryEffectFree(&nested);
          });
 }
 

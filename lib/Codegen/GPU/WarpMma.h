@@ -72,8 +72,9 @@ std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op,
 /// the contraction's `output`: an op of parallel loops that reads `output`
 /// once, through the identity map, writes one other buffer through the
 /// identity map (without reading what it writes), reads its other inputs
-/// through projected permutations, and whose body is pure arithmetic (flash
-/// attention's scaling of the scores; a bias, an activation, a cast).
+/// through projected permutations, and whose body is pure arithmetic, its
+/// loops' indices included (flash attention's scaling of the scores and
+/// its causal mask; a bias, an activation, a cast).
 bool canFuseEpilogue(linalg::GenericOp epilogue, Value output);
 
 /// Emits, at `b`'s insertion point inside a block of `blockSize` threads

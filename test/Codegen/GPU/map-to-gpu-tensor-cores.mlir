@@ -451,6 +451,40 @@ func.func @epilogue_after_chunks(%a: memref<64x128xf16>, %b: memref<128x64xf16>,
 
 // -----
 
+// An epilogue that reads its elements' positions (a causal mask): each
+// element's row and column in the tile, as the lane's fragment layout puts
+// them, are what it compares, and where it stores.
+
+// CHECK-LABEL: func.func @epilogue_positions(
+// CHECK:         %[[ABOVE:.*]] = arith.cmpi sgt, %[[COL:.*]], %[[ROW:.*]] : index
+// CHECK-NEXT:    %[[MASKED:.*]] = arith.select %[[ABOVE]]
+// CHECK-NEXT:    memref.store %[[MASKED]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x32xf32, strided<[64, 1], offset: ?>>
+// EMULATED-LABEL: func.func @epilogue_positions(
+// EMULATED:         arith.cmpi sgt
+func.func @epilogue_positions(%a: memref<64x32xf16>, %b: memref<32x64xf16>, %c: memref<64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sa = memref.subview %a[%i, 0] [32, 32] [1, 1] : memref<64x32xf16> to memref<32x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 32] [1, 1] : memref<32x64xf16> to memref<32x32xf16, strided<[64, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [32, 32] [1, 1] : memref<64x64xf32> to memref<32x32xf32, strided<[64, 1], offset: ?>>
+    %acc = memref.alloc() : memref<32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<32x32xf32>)
+    linalg.matmul ins(%sa, %sb : memref<32x32xf16, strided<[32, 1], offset: ?>>, memref<32x32xf16, strided<[64, 1], offset: ?>>) outs(%acc : memref<32x32xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc : memref<32x32xf32>) outs(%sc : memref<32x32xf32, strided<[64, 1], offset: ?>>) {
+    ^bb0(%x: f32, %out: f32):
+      %row = linalg.index 0 : index
+      %col = linalg.index 1 : index
+      %above = arith.cmpi sgt, %col, %row : index
+      %masked = arith.select %above, %ninf, %x : f32
+      linalg.yield %masked : f32
+    }
+  }
+  return
+}
+
+// -----
+
 // A loop that also updates the accumulator element by element between the
 // products (as flash attention rescales its output by each row's
 // correction at every key block) keeps it in the warps all the same: the
