@@ -206,6 +206,38 @@ std::pair<Value, Value> getMatrixRowStart(OpBuilder &b, Location loc,
   return {m.mul(m.div(m.mod(lane, 16), 8), 8), m.mod(lane, 8)};
 }
 
+/// `op`'s body (an elementwise op of parallel loops, its output through
+/// the identity map) computed at one point of its iteration space,
+/// `loops`: each buffer it reads loaded there through its indexing map,
+/// except `accumulator` (one of its operands), for which the value that
+/// `makeElement` makes after those loads stands, and each `linalg.index`
+/// the point's index along its loop. Returns the value the body yields.
+Value applyBodyAt(OpBuilder &b, Location loc, linalg::GenericOp op,
+                  ArrayRef<Value> loops, OpOperand *accumulator,
+                  llvm::function_ref<Value()> makeElement) {
+  IRMapping mapping;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    Value value = input->get();
+    if (input != accumulator && isa<MemRefType>(value.getType())) {
+      SmallVector<Value> indices;
+      for (AffineExpr result : op.getMatchingIndexingMap(input).getResults())
+        indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
+      value = memref::LoadOp::create(b, loc, value, indices);
+    }
+    mapping.map(op.getMatchingBlockArgument(input), value);
+  }
+  mapping.map(op.getMatchingBlockArgument(accumulator), makeElement());
+  Block &body = op.getRegion().front();
+  for (Operation &nested : body.without_terminator()) {
+    if (auto index = dyn_cast<linalg::IndexOp>(nested)) {
+      mapping.map(index.getResult(), loops[index.getDim()]);
+      continue;
+    }
+    b.clone(nested, mapping);
+  }
+  return mapping.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
 /// Loads and stores the fragments of one instruction tile of a matched
 /// contraction, whose corner is at (m0, n0) of the output and k0 of the
 /// reduction.
@@ -360,33 +392,16 @@ public:
       memref::StoreOp::create(b, loc, element, output, indices);
       return;
     }
-    IRMapping mapping;
-    for (OpOperand *input : epilogue.getDpsInputOperands()) {
-      Value value = input->get();
-      if (value == output) {
-        value = element;
-      } else if (isa<MemRefType>(value.getType())) {
-        SmallVector<Value> at;
-        for (AffineExpr result :
-             epilogue.getMatchingIndexingMap(input).getResults())
-          at.push_back(indices[cast<AffineDimExpr>(result).getPosition()]);
-        value = memref::LoadOp::create(b, loc, value, at);
-      }
-      mapping.map(epilogue.getMatchingBlockArgument(input), value);
-    }
-    Block &body = epilogue.getRegion().front();
-    for (Operation &op : body.without_terminator()) {
-      // The element's position along a loop (a causal mask's row and key):
-      // its index there.
-      if (auto index = dyn_cast<linalg::IndexOp>(op)) {
-        mapping.map(index.getResult(), indices[index.getDim()]);
-        continue;
-      }
-      b.clone(op, mapping);
-    }
-    memref::StoreOp::create(
-        b, loc, mapping.lookupOrDefault(body.getTerminator()->getOperand(0)),
-        epilogue.getDpsInitOperand(0)->get(), indices);
+    // The epilogue's loops are the accumulator's indices: it reads the
+    // accumulator through the identity map.
+    OpOperand *accumulator = nullptr;
+    for (OpOperand *input : epilogue.getDpsInputOperands())
+      if (input->get() == output)
+        accumulator = input;
+    memref::StoreOp::create(b, loc,
+                            applyBodyAt(b, loc, epilogue, indices, accumulator,
+                                        [&] { return element; }),
+                            epilogue.getDpsInitOperand(0)->get(), indices);
   }
 
   /// The indices into the accumulator's buffer of element (r, e) of a
@@ -1032,30 +1047,17 @@ void emulateSteps(OpBuilder &b, Location loc, const FragmentAccess &access,
 Value updateFragment(OpBuilder &b, Location loc, const FragmentAccess &access,
                      linalg::GenericOp update, LaneIds ids, Value m0, Value n0,
                      Value fragment) {
-  Block &body = update.getRegion().front();
   VectorType type = cast<VectorType>(fragment.getType());
   for (int64_t r = 0; r < type.getDimSize(0); ++r)
     for (int64_t e = 0; e < type.getDimSize(1); ++e) {
       SmallVector<Value> loops =
           access.getOutputIndices(b, loc, ids, r, e, m0, n0);
-      IRMapping mapping;
-      for (OpOperand *input : update.getDpsInputOperands()) {
-        Value value = input->get();
-        if (isa<MemRefType>(value.getType())) {
-          SmallVector<Value> indices;
-          for (AffineExpr result :
-               update.getMatchingIndexingMap(input).getResults())
-            indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
-          value = memref::LoadOp::create(b, loc, value, indices);
-        }
-        mapping.map(update.getMatchingBlockArgument(input), value);
-      }
-      mapping.map(
-          update.getMatchingBlockArgument(update.getDpsInitOperand(0)),
-          vector::ExtractOp::create(b, loc, fragment, ArrayRef<int64_t>{r, e}));
-      for (Operation &op : body.without_terminator())
-        b.clone(op, mapping);
-      Value element = mapping.lookup(body.getTerminator()->getOperand(0));
+      Value element =
+          applyBodyAt(b, loc, update, loops, update.getDpsInitOperand(0), [&] {
+            return vector::ExtractOp::create(b, loc, fragment,
+                                             ArrayRef<int64_t>{r, e})
+                .getResult();
+          });
       fragment = vector::InsertOp::create(b, loc, element, fragment,
                                           ArrayRef<int64_t>{r, e});
     }
