@@ -118,3 +118,22 @@ func.func @branches(%x: memref<4xf32>) {
 ^next:
   return
 }
+
+// -----
+
+// The mark that ties a tensor-core product to the epilogue its warps apply
+// is the pass's own: an op that carries one with no product to apply it is
+// refused, not dropped.
+
+func.func @foreign_mark(%x: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  scf.forall (%i) = (0) to (64) step (32) {
+    %sx = memref.subview %x[%i, 0] [32, 64] [1, 1] : memref<64x64xf32> to memref<32x64xf32, strided<[64, 1], offset: ?>>
+    %sy = memref.subview %y[%i, 0] [32, 64] [1, 1] : memref<64x64xf32> to memref<32x64xf32, strided<[64, 1], offset: ?>>
+    // expected-error @+1 {{was to be applied to a tensor-core product's fragments, but the product did not apply it}}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%sx : memref<32x64xf32, strided<[64, 1], offset: ?>>) outs(%sy : memref<32x64xf32, strided<[64, 1], offset: ?>>) attrs = {tfm.fragment_epilogue = 3 : i64} {
+    ^bb0(%a: f32, %b: f32):
+      linalg.yield %a : f32
+    }
+  }
+  return
+}
