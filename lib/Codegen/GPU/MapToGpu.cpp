@@ -1084,12 +1084,10 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
         !value.getType().isF32())
       continue;
     Value buffer = getBufferOf(output);
-    Operation *next = fill->getNextNode();
-    while (next &&
-           (isMemoryEffectFree(next) ||
-            isa<memref::AllocOp, memref::AllocaOp>(next) ||
-            (isa<linalg::CopyOp>(next) && !mayTouchBuffer(next, buffer))))
-      next = next->getNextNode();
+    Operation *next = getNextEffectfulOp(fill);
+    while (isa_and_nonnull<linalg::CopyOp>(next) &&
+           !mayTouchBuffer(next, buffer))
+      next = getNextEffectfulOp(next);
     linalg::LinalgOp contraction;
     if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(next);
         linalgOp && runsOnTensorCores(linalgOp))
