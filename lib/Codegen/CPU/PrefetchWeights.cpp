@@ -46,9 +46,14 @@ std::optional<int64_t> getStaticStride(MemRefType type, unsigned dim) {
 /// view of (a constant, a `memref.get_global` of static shape, or an
 /// argument of the function, of identity layout: a key/value cache), and
 /// by how many of the buffer's elements the read moves each iteration.
+/// `bound`, if set, is the view of an argument that a parallel loop's
+/// iteration takes (one batch x head of a cache, a few of its positions):
+/// the stream ends where it ends, for what lies after it is not read next
+/// (a cache's room for later positions).
 struct StreamedRead {
   Value buffer;
   int64_t step = 0;
+  Value bound;
 };
 
 /// Whether `view` is a buffer that a marked loop's reads are prefetched
@@ -100,15 +105,17 @@ bool addIndexSteps(ArrayRef<OpFoldResult> indices, MemRefType type, Value iv,
   return true;
 }
 
-/// The buffer that `read` streams through and the elements by which it
-/// moves each iteration of the loop of `iv`, if it reads a view of one
-/// (isStreamedBuffer; through subviews, reshapes and casts) at a place that
-/// moves with `iv` by a static stride.
+/// The buffer that `read` streams through, the elements by which it moves
+/// each iteration of the loop of `iv` and the view that bounds the stream,
+/// if it reads a view of one (isStreamedBuffer; through subviews, reshapes
+/// and casts) at a place that moves with `iv` by a static stride.
 std::optional<StreamedRead> getStreamedRead(vector::TransferReadOp read,
                                             Value iv) {
   auto type = dyn_cast<MemRefType>(read.getBase().getType());
   if (!type)
     return std::nullopt;
+  Operation *loop = iv.getParentBlock()->getParentOp();
+  Operation *parallel = loop->getParentOfType<scf::ParallelOp>();
   StreamedRead result;
   if (!addIndexSteps(getAsOpFoldResult(read.getIndices()), type, iv,
                      result.step))
@@ -119,14 +126,16 @@ std::optional<StreamedRead> getStreamedRead(vector::TransferReadOp read,
       // An argument is streamed if the read moves by a line or more each
       // iteration; what moves by less (a column of a product's left operand,
       // a float a step) the hardware's prefetcher follows. (A constant's
-      // reads in a marked loop are its packed panels'.)
+      // reads in a marked loop are its packed panels'; they stream on into
+      // the next panel.)
       int64_t elementBytes = llvm::divideCeil(
           cast<MemRefType>(view.getType()).getElementTypeBitWidth(), 8);
-      if (result.step <= 0 ||
-          (isa<BlockArgument>(view) &&
-           result.step * elementBytes < kCacheLineBytes))
+      if (result.step <= 0 || (isa<BlockArgument>(view) &&
+                               result.step * elementBytes < kCacheLineBytes))
         return std::nullopt;
       result.buffer = view;
+      if (!isa<BlockArgument>(view))
+        result.bound = Value();
       return result;
     }
     Operation *def = view.getDefiningOp();
@@ -138,6 +147,11 @@ std::optional<StreamedRead> getStreamedRead(vector::TransferReadOp read,
           !llvm::all_of(subview.getSizes(), isInvariant) ||
           !llvm::all_of(subview.getStrides(), isInvariant))
         return std::nullopt;
+      // The outermost view inside the parallel loop around the marked one
+      // (and outside the marked one).
+      if (parallel && parallel->isProperAncestor(subview) &&
+          !loop->isAncestor(subview))
+        result.bound = subview.getResult();
       view = subview.getSource();
       continue;
     }
@@ -278,25 +292,43 @@ struct TfmCpuPrefetchWeightsPass
     return flat;
   }
 
+  /// The offset just past the last element of `view` in its buffer:
+  /// offset + sum((size - 1) * stride) + 1.
+  Value getViewEnd(OpBuilder &b, Location loc, Value view) {
+    auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, view);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    Value end = b.createOrFold<arith::AddIOp>(loc, metadata.getOffset(), one);
+    for (auto [size, stride] :
+         llvm::zip(metadata.getSizes(), metadata.getStrides()))
+      end = b.createOrFold<arith::AddIOp>(
+          loc, end,
+          b.createOrFold<arith::MulIOp>(
+              loc, b.createOrFold<arith::SubIOp>(loc, size, one), stride));
+    return end;
+  }
+
   /// Splits `loop` where the first of `reads`' prefetches would point past
-  /// the end of its buffer, and prefetches `distance` iterations ahead in
-  /// the first part: every iteration but those of the buffer's last few
-  /// steps (the last panel's end; the last batch x head's last keys).
+  /// the end of its stream, and prefetches `distance` iterations ahead in
+  /// the first part: every iteration but those of the stream's last few
+  /// steps (the last panel's end; a batch x head's last keys).
   void prefetchAhead(scf::ForOp loop, int64_t distance,
                      MutableArrayRef<PrefetchedRead> reads,
                      DenseMap<Value, Value> &flatViews) {
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     // The iterations that prefetch: those before
-    //   lb + (last - lastLine - distance * step - offset(lb)) / step + 1
-    // for every read, within [lb, ub].
+    //   lb + (end - 1 - lastLine - distance * step - offset(lb)) / step + 1
+    // for every read, within [lb, ub], where `end` is the end of the
+    // stream's bounding view, or else of its buffer.
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
     Value split = ub;
     for (PrefetchedRead &prefetched : reads) {
       Value flat = getFlatView(prefetched.stream.buffer, flatViews);
       Value first = getReadOffset(b, prefetched.read, lb);
       int64_t step = prefetched.stream.step;
-      Value elements = b.createOrFold<memref::DimOp>(loc, flat, 0);
+      Value elements = prefetched.stream.bound
+                           ? getViewEnd(b, loc, prefetched.stream.bound)
+                           : b.createOrFold<memref::DimOp>(loc, flat, 0);
       Value room = b.createOrFold<arith::SubIOp>(
           loc, elements,
           arith::ConstantIndexOp::create(
