@@ -35,6 +35,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
@@ -209,6 +210,97 @@ Value getBufferOf(Value view) {
     view = viewLike.getViewSource();
   }
   return view;
+}
+
+/// The buffer of which `view` shows every element: through subviews that
+/// take all of their source (zero offsets, unit strides, as many elements:
+/// at most unit dimensions dropped), else `view` itself.
+Value getWholeBuffer(Value view) {
+  while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+    MemRefType source = subview.getSourceType(), result = subview.getType();
+    if (!source.hasStaticShape() || !result.hasStaticShape() ||
+        source.getNumElements() != result.getNumElements() ||
+        !llvm::all_of(subview.getMixedOffsets(), isZeroInteger) ||
+        !llvm::all_of(subview.getMixedStrides(), isOneInteger))
+      break;
+    view = subview.getSource();
+  }
+  return view;
+}
+
+/// Rebuilds `epilogue`, an elementwise op that reads the whole buffer of
+/// which a product's `output` is a view without its unit dimensions
+/// (flash attention's division by the row sums reads its 1 x rows x
+/// columns accumulator; the product writes a rows x columns view of it),
+/// over `output`'s dimensions: the unit loops dropped, the buffer read
+/// through `output` itself and every other operand through a view without
+/// those dimensions. Returns the new op (the old one erased), or null where
+/// this does not apply (then nothing changed).
+linalg::GenericOp dropEpilogueUnitLoops(linalg::GenericOp epilogue,
+                                        Value output,
+                                        DominanceInfo &dominance) {
+  auto view = output.getDefiningOp<memref::SubViewOp>();
+  if (!view || getWholeBuffer(output) != view.getSource() ||
+      !epilogue.hasPureBufferSemantics() ||
+      !dominance.properlyDominates(output, epilogue) ||
+      !epilogue.getRegion().front().getOps<linalg::IndexOp>().empty())
+    return {};
+  OpOperand *buffer = nullptr;
+  for (OpOperand *input : epilogue.getDpsInputOperands())
+    if (input->get() == view.getSource() &&
+        epilogue.getMatchingIndexingMap(input).isIdentity())
+      buffer = input;
+  SmallVector<int64_t> ranges = epilogue.getStaticLoopRanges();
+  llvm::SmallBitVector dropped = view.getDroppedDims();
+  if (!buffer || dropped.none() ||
+      epilogue.getNumParallelLoops() != epilogue.getNumLoops())
+    return {};
+  // The loops kept, renumbered.
+  MLIRContext *ctx = epilogue.getContext();
+  SmallVector<AffineExpr> loopExprs;
+  unsigned kept = 0;
+  for (unsigned dim = 0; dim < ranges.size(); ++dim) {
+    if (dropped.test(dim) && ranges[dim] != 1)
+      return {};
+    loopExprs.push_back(dropped.test(dim) ? getAffineConstantExpr(0, ctx)
+                                          : getAffineDimExpr(kept++, ctx));
+  }
+  OpBuilder b(epilogue);
+  Location loc = epilogue.getLoc();
+  SmallVector<Value> operands;
+  SmallVector<AffineMap> maps;
+  for (OpOperand &operand : epilogue->getOpOperands()) {
+    AffineMap map = epilogue.getMatchingIndexingMap(&operand);
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    SmallVector<AffineExpr> results;
+    SmallVector<int64_t> shape;
+    for (auto [position, result] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(result);
+      if (!dim || !type)
+        return {};
+      if (dropped.test(dim.getPosition()))
+        continue;
+      results.push_back(loopExprs[dim.getPosition()]);
+      shape.push_back(type.getDimSize(position));
+    }
+    maps.push_back(AffineMap::get(kept, 0, results, ctx));
+    if (&operand == buffer)
+      operands.push_back(output);
+    else if (shape.size() == static_cast<size_t>(type.getRank()))
+      operands.push_back(operand.get());
+    else
+      operands.push_back(memref::createCanonicalRankReducingSubViewOp(
+          b, loc, operand.get(), shape));
+  }
+  int64_t numInputs = epilogue.getNumDpsInputs();
+  auto rebuilt = linalg::GenericOp::create(
+      b, loc, TypeRange{}, ArrayRef(operands).take_front(numInputs),
+      ArrayRef(operands).drop_front(numInputs), maps,
+      SmallVector<utils::IteratorType>(kept, utils::IteratorType::parallel));
+  b.cloneRegionBefore(epilogue.getRegion(), rebuilt.getRegion(),
+                      rebuilt.getRegion().end());
+  epilogue->erase();
+  return rebuilt;
 }
 
 /// Whether `op` or anything nested in it may read or write `buffer`: has a
@@ -1065,10 +1157,11 @@ void TfmMapToGpuPass::findCarriedLoops(func::FuncOp func) {
 /// contraction's warps start their fragments from the fill's value
 /// (kAccumulatorInitAttrName) instead of loading what the fill stored, and
 /// the block no longer passes over the buffer to fill it. Flash
-/// attention's score tile at every key block and a product tile's
-/// accumulator are such fills. Only ops that touch no memory, allocations,
-/// and copies that neither read nor write the buffer (the step's staging),
-/// may lie between.
+/// attention's score tile at every key block, its output's accumulator
+/// (a view of all of the filled buffer, without its unit dimension) and a
+/// product tile's accumulator are such fills. Only ops that neither read
+/// nor write the buffer (the step's staging, the fills of flash attention's
+/// row maxima and sums) may lie between.
 void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
   if (!tensorCores)
     return;
@@ -1085,8 +1178,7 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
       continue;
     Value buffer = getBufferOf(output);
     Operation *next = getNextEffectfulOp(fill);
-    while (isa_and_nonnull<linalg::CopyOp>(next) &&
-           !mayTouchBuffer(next, buffer))
+    while (next && !mayTouchBuffer(next, buffer))
       next = getNextEffectfulOp(next);
     linalg::LinalgOp contraction;
     if (auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(next);
@@ -1095,7 +1187,11 @@ void TfmMapToGpuPass::foldAccumulatorFills(func::FuncOp func) {
     if (auto loop = dyn_cast_or_null<scf::ForOp>(next);
         loop && loop->hasAttr(kCarriedLoopAttrName))
       contraction = getCarriedContraction(loop);
-    if (!contraction || contraction.getDpsInitOperand(0)->get() != output ||
+    // The same elements: flash attention fills its 1 x rows x columns
+    // accumulator, and its product accumulates into a rows x columns view.
+    if (!contraction ||
+        getWholeBuffer(contraction.getDpsInitOperand(0)->get()) !=
+            getWholeBuffer(output) ||
         contraction->hasAttr(kAccumulatorInitAttrName))
       continue;
     contraction->setAttr(kAccumulatorInitAttrName, value);
@@ -1131,15 +1227,31 @@ void TfmMapToGpuPass::markFragmentEpilogues(func::FuncOp func) {
       products.push_back({op, linalgOp});
   });
   UnitAttr unit = UnitAttr::get(func.getContext());
+  DominanceInfo dominance(func);
   unsigned marks = 0;
   for (auto [product, contraction] : products) {
     Value output = contraction.getDpsInitOperand(0)->get();
-    auto alloc = output.getDefiningOp<memref::AllocOp>();
+    // The output is an allocation, or a view of all of one (whose only
+    // user the view is).
+    Value buffer = getWholeBuffer(output);
+    auto alloc = buffer.getDefiningOp<memref::AllocOp>();
     auto epilogue =
         dyn_cast_or_null<linalg::GenericOp>(getNextEffectfulOp(product));
+    if (!alloc || !epilogue)
+      continue;
+    if (buffer != output) {
+      if (!llvm::all_of(alloc->getUsers(), [&](Operation *user) {
+            return user == output.getDefiningOp() || user == epilogue ||
+                   isa<memref::DeallocOp>(user);
+          }))
+        continue;
+      epilogue = dropEpilogueUnitLoops(epilogue, output, dominance);
+      if (!epilogue)
+        continue;
+    }
     // Nothing else may touch the output: in a carried loop, the contraction
     // and the updates work on the fragments, never on the buffer.
-    if (!alloc || !epilogue || !canFuseEpilogue(epilogue, output) ||
+    if (!canFuseEpilogue(epilogue, output) ||
         !llvm::all_of(output.getUsers(),
                       [&, product = product](Operation *user) {
                         return user == product || user == epilogue ||
@@ -1168,7 +1280,7 @@ void TfmMapToGpuPass::markFragmentEpilogues(func::FuncOp func) {
     OpBuilder b(alloc);
     auto unused = memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType());
     unused->setAttr(kFragmentEpilogueAttrName, unit);
-    for (Operation *user : llvm::make_early_inc_range(output.getUsers()))
+    for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
       if (isa<memref::DeallocOp>(user))
         user->erase();
     alloc.replaceAllUsesWith(unused.getResult());
@@ -1258,8 +1370,18 @@ LogicalResult TfmMapToGpuPass::mapCarriedLoop(scf::ForOp loop,
   auto yield = scf::YieldOp::create(b, loc, carried.getRegionIterArgs());
   b.setInsertionPointAfter(carried);
   linalg::GenericOp epilogue = getFragmentEpilogue(loop);
-  if (epilogue)
+  if (epilogue) {
     appliedEpilogues.insert(epilogue);
+    // The lanes read the epilogue's inputs at their elements' rows and
+    // columns: what the block's threads wrote of them in the loop (flash
+    // attention's row sums) must be done.
+    if (llvm::any_of(epilogue.getDpsInputs(), [&](Value input) {
+          Operation *root = getRootBuffer(input).getDefiningOp();
+          return root && launch->isAncestor(root) &&
+                 !root->hasAttr(kFragmentEpilogueAttrName);
+        }))
+      gpu::BarrierOp::create(b, loc);
+  }
   accumulators.store(b, loc, carried.getResults(), epilogue);
   gpu::BarrierOp::create(b, loc);
   loop.erase();

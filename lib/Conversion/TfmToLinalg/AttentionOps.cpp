@@ -1026,15 +1026,23 @@ struct LowerAttention : OpRewritePattern<AttentionOp> {
           op.getScaleAttr(), op.getCausalAttr(),
           rewriter.getI64IntegerAttr(group));
 
-      // out = acc / sum, in the element type.
+      // out = acc * (1 / sum), in the element type: a row's reciprocal,
+      // the same for all its elements, is computed once where they are
+      // computed together (a GPU lane's fragments hold two rows; LLVM
+      // shares the division), as FlashAttention does: one rounding more
+      // than a division each.
       MLIRContext *ctx = rewriter.getContext();
       AffineMap identity = AffineMap::getMultiDimIdentityMap(newRank, ctx);
       Value out = createGeneric(
-          rewriter, loc, ValueRange{online.getAccResult(), online.getSumResult()},
+          rewriter, loc,
+          ValueRange{online.getAccResult(), online.getSumResult()},
           tensor::EmptyOp::create(rewriter, loc, accDims, elementType),
           {identity, getLeadingProjection(ctx, newRank, newRank - 1), identity},
           0, [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
-            Value x = arith::DivFOp::create(nb, nloc, args[0], args[1]);
+            Value reciprocal = arith::DivFOp::create(
+                nb, nloc, createFloatConstant(nb, nloc, args[1].getType(), 1.0),
+                args[1]);
+            Value x = arith::MulFOp::create(nb, nloc, args[0], reciprocal);
             return convertFloat(nb, nloc, x, elementType);
           });
       return out;

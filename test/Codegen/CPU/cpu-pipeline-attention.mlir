@@ -2,9 +2,9 @@
 
 // Flash attention's state lives in its query tiles: each tile (32 of the
 // 64 queries) fills its own accumulator, maxima and sums, runs the key
-// blocks, and divides its rows by their sums straight into its slice of the
-// output (the out-parameter %OUT), with no copy. The only buffer of the
-// whole attention's size is Kᵀ.
+// blocks, and multiplies its rows by their sums' reciprocals straight into
+// its slice of the output (the out-parameter %OUT), with no copy. The only
+// buffer of the whole attention's size is Kᵀ.
 
 // CHECK-LABEL: func.func @main(
 //  CHECK-SAME:     %[[OUT:[^:]*]]: memref<2x64x16xf32>)
@@ -23,7 +23,8 @@
 //       CHECK:       %[[DST:.*]] = memref.subview %[[ROWS]]
 //       CHECK:       %[[X:.*]] = vector.transfer_read %[[A]]
 //       CHECK:       %[[Y:.*]] = vector.transfer_read %[[S]]
-//       CHECK:       %[[Q:.*]] = arith.divf %[[X]], %[[Y]] : vector<1x1x8xf32>
+//       CHECK:       %[[R:.*]] = arith.divf %{{.*}}, %[[Y]] : vector<1x1x8xf32>
+//       CHECK:       %[[Q:.*]] = arith.mulf %[[X]], %[[R]] : vector<1x1x8xf32>
 //       CHECK:       vector.transfer_write %[[Q]], %[[DST]]
 //   CHECK-NOT:   memref.copy
 //       CHECK:   return

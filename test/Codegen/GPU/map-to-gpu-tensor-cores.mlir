@@ -451,6 +451,63 @@ func.func @epilogue_after_chunks(%a: memref<64x128xf16>, %b: memref<128x64xf16>,
 
 // -----
 
+// Flash attention's output, as the attention lowers it: the accumulator is
+// a 1 x 32 x 32 buffer, filled with zeros, and the product accumulates
+// into a view of all of it without the unit dimension; the division by the
+// row sums reads the buffer itself, over three dimensions. The fill is
+// folded (the fragments start from zero and the launch's shared memory is
+// the sums' 128 bytes), and the division becomes the epilogue of the
+// fragments after the loop, rebuilt over the view's two dimensions: after a
+// barrier (the sums are the block's, which its threads wrote), each lane
+// divides its elements by their row's sum and stores them, cast, into the
+// float16 output's rows. The float32 accumulator is never stored.
+
+// CHECK-LABEL: func.func @epilogue_of_view(
+// CHECK:         dynamic_shared_memory_size %c128_i32
+// CHECK-NOT:     memref.store {{.*}} : memref<1x32x32xf32
+// CHECK:         %[[FRAGMENTS:.*]]:2 = scf.for %{{.*}} = %c0 to %c128 step %c64 iter_args(%{{.*}} = %[[ZERO:cst[_0-9]*]], %{{.*}} = %[[ZERO]])
+// CHECK:         gpu.barrier
+// CHECK-NEXT:    %[[E:.*]] = vector.extract %[[FRAGMENTS]]#0[0, 0]
+// CHECK:         %[[S:.*]] = memref.load %{{.*}} : memref<32xf32, strided<[1]>>
+// CHECK-NEXT:    %[[D:.*]] = arith.divf %[[E]], %[[S]] : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[D]] : f32 to f16
+// CHECK-NEXT:    memref.store %[[T]], %{{.*}} : memref<32x32xf16, strided<[64, 1], offset: ?>>
+// CHECK-NOT:     memref.store {{.*}} : memref<{{(1x)?}}32x32xf32
+// CHECK:         gpu.terminator
+// EMULATED-LABEL: func.func @epilogue_of_view(
+// EMULATED-NOT:     memref.store {{.*}} : memref<{{(1x)?}}32x32xf32
+// EMULATED:         arith.divf
+// EMULATED:         memref.store {{.*}} : memref<32x32xf16
+func.func @epilogue_of_view(%a: memref<64x128xf16>, %b: memref<128x64xf16>, %c: memref<1x64x64xf16>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  scf.forall (%i, %j) = (0, 0) to (64, 64) step (32, 32) {
+    %sc = memref.subview %c[0, %i, %j] [1, 32, 32] [1, 1, 1] : memref<1x64x64xf16> to memref<1x32x32xf16, strided<[4096, 64, 1], offset: ?>>
+    %acc = memref.alloc() : memref<1x32x32xf32>
+    linalg.fill ins(%zero : f32) outs(%acc : memref<1x32x32xf32>)
+    %sums = memref.alloc() : memref<1x32xf32>
+    linalg.fill ins(%two : f32) outs(%sums : memref<1x32xf32>)
+    %view = memref.subview %acc[0, 0, 0] [1, 32, 32] [1, 1, 1] : memref<1x32x32xf32> to memref<32x32xf32, strided<[32, 1]>>
+    scf.for %k = %c0 to %c128 step %c64 {
+      %sa = memref.subview %a[%i, %k] [32, 64] [1, 1] : memref<64x128xf16> to memref<32x64xf16, strided<[128, 1], offset: ?>>
+      %sb = memref.subview %b[%k, %j] [64, 32] [1, 1] : memref<128x64xf16> to memref<64x32xf16, strided<[64, 1], offset: ?>>
+      linalg.matmul ins(%sa, %sb : memref<32x64xf16, strided<[128, 1], offset: ?>>, memref<64x32xf16, strided<[64, 1], offset: ?>>) outs(%view : memref<32x32xf32, strided<[32, 1]>>)
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%acc, %sums : memref<1x32x32xf32>, memref<1x32xf32>) outs(%sc : memref<1x32x32xf16, strided<[4096, 64, 1], offset: ?>>) {
+    ^bb0(%x: f32, %s: f32, %out: f16):
+      %r = arith.divf %x, %s : f32
+      %t = arith.truncf %r : f32 to f16
+      linalg.yield %t : f16
+    }
+  }
+  return
+}
+
+// -----
+
 // An epilogue that reads its elements' positions (a causal mask): each
 // element's row and column in the tile, as the lane's fragment layout puts
 // them, are what it compares, and where it stores.
