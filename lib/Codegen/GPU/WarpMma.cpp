@@ -1329,9 +1329,10 @@ SmallVector<Value> WarpAccumulators::update(OpBuilder &b, linalg::GenericOp op,
   SmallVector<Value> next;
   for (auto [i, tile] : llvm::enumerate(impl->tiles)) {
     if (!impl->emulated) {
+      size_t first = i * tiles;
       forEachInstructionTile(tile, [&](Value m0, Value n0, int64_t fragment) {
         next.push_back(updateFragment(b, loc, access, op, impl->ids, m0, n0,
-                                      current[i * tiles + fragment]));
+                                      current[first + fragment]));
       });
       continue;
     }
