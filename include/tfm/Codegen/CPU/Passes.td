@@ -354,12 +354,15 @@ def TfmCpuPrefetchWeights
     `memref.prefetch` of each 64-byte line that the read will read D
     iterations later. The address is taken in the buffer as a whole (the
     read's offset in it plus D strides), so that the prefetches run on from
-    one panel into the next, or from one head's keys into the next head's.
-    So that none points past the buffer, the loop is split once, at the
-    first iteration whose prefetches would (computed from the buffer's
-    size at run time where it is dynamic): the iterations before it
-    prefetch, the rest (the last panel's last D steps) run without (a clamp
-    of every address would cost instructions at every step).
+    one panel into the next. An argument's stream inside a parallel loop
+    ends where the iteration's view of the argument does (one batch x
+    head's positions of a cache: the rows after them are the cache's room
+    for later steps, which nothing reads). So that none points past its
+    stream, the loop is split once, at the first iteration whose
+    prefetches would (computed at run time where the sizes are dynamic):
+    the iterations before it prefetch, the rest (the last panel's last D
+    steps, a head's last D positions) run without (a clamp of every address
+    would cost instructions at every step).
 
     ```mlir
     scf.for %k = %c0 to %c768 step %c1 iter_args(%acc = %init) -> ... {
