@@ -265,18 +265,21 @@ linalg::GenericOp dropEpilogueUnitLoops(linalg::GenericOp epilogue,
     loopExprs.push_back(dropped.test(dim) ? getAffineConstantExpr(0, ctx)
                                           : getAffineDimExpr(kept++, ctx));
   }
-  OpBuilder b(epilogue);
-  Location loc = epilogue.getLoc();
-  SmallVector<Value> operands;
+  // Each operand's map over the loops kept and its shape without the
+  // dimensions they drop; every operand is checked before anything is
+  // built.
   SmallVector<AffineMap> maps;
+  SmallVector<SmallVector<int64_t>> shapes;
   for (OpOperand &operand : epilogue->getOpOperands()) {
     AffineMap map = epilogue.getMatchingIndexingMap(&operand);
     auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.hasStaticShape())
+      return {};
     SmallVector<AffineExpr> results;
-    SmallVector<int64_t> shape;
+    SmallVector<int64_t> &shape = shapes.emplace_back();
     for (auto [position, result] : llvm::enumerate(map.getResults())) {
       auto dim = dyn_cast<AffineDimExpr>(result);
-      if (!dim || !type)
+      if (!dim)
         return {};
       if (dropped.test(dim.getPosition()))
         continue;
@@ -284,9 +287,16 @@ linalg::GenericOp dropEpilogueUnitLoops(linalg::GenericOp epilogue,
       shape.push_back(type.getDimSize(position));
     }
     maps.push_back(AffineMap::get(kept, 0, results, ctx));
+  }
+  OpBuilder b(epilogue);
+  Location loc = epilogue.getLoc();
+  SmallVector<Value> operands;
+  for (auto [operand, shape] :
+       llvm::zip_equal(epilogue->getOpOperands(), shapes)) {
     if (&operand == buffer)
       operands.push_back(output);
-    else if (shape.size() == static_cast<size_t>(type.getRank()))
+    else if (static_cast<int64_t>(shape.size()) ==
+             cast<MemRefType>(operand.get().getType()).getRank())
       operands.push_back(operand.get());
     else
       operands.push_back(memref::createCanonicalRankReducingSubViewOp(
