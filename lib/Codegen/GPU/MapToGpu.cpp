@@ -230,7 +230,7 @@ Value getWholeBuffer(Value view) {
 
 /// Rebuilds `epilogue`, an elementwise op that reads the whole buffer of
 /// which a product's `output` is a view without its unit dimensions
-/// (flash attention's division by the row sums reads its 1 x rows x
+/// (flash attention's normalisation by the row sums reads its 1 x rows x
 /// columns accumulator; the product writes a rows x columns view of it),
 /// over `output`'s dimensions: the unit loops dropped, the buffer read
 /// through `output` itself and every other operand through a view without

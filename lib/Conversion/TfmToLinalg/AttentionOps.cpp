@@ -879,7 +879,7 @@ struct LowerMaskedSoftmax : OpRewritePattern<MaskedSoftmaxOp> {
 };
 
 /// attention -> tfm.online_attention, which holds attention's arithmetic
-/// and is tiled and decomposed by code generation, then `acc / sum`:
+/// and is tiled and decomposed by code generation, then `acc * (1 / sum)`:
 ///
 /// - batch dimensions are collapsed into one where they can be expanded
 ///   back, and a rank-2 attention gets a unit batch;
