@@ -38,11 +38,16 @@ All three must generate the same tokens (the table says when they do not).
 
 The limit: a step reads every weight once (and the caches; of an untied
 input embedding one row a token), so at best it takes (those bytes + cache
-bytes) / bandwidth, with the bandwidth that
-bench/bandwidth.c measures in this run (at its start and its end, the best
-of those and of 1 and 2 threads); the table gives the fraction of that
-limit tfm reaches. The prefill's
-rate is 2 * (those weights) * B * LENGTH flops over its time.
+bytes) / bandwidth. bench/bandwidth.c measures the bandwidth (with the
+most threads of --threads) right before and right after each of tfm's runs,
+and that run is held to the better of the two: a shared machine's rate
+moves by a third from minute to minute, so each run meets the limit of its
+own minutes. `tfm of limit` is the median over the rounds of (limit at that
+bandwidth) / (tfm's step in that run), at tfm's best thread count; `at best
+bw` holds the same steps to the highest bandwidth measured in the whole run
+(around every tfm run, and at the run's start and end), the stricter
+figure. The prefill's rate is 2 * (those weights) * B * LENGTH flops over
+its time.
 
 --quick is a smoke test with a 2-layer model of width 128 and short
 prompts. A full run takes about 20-40 minutes on 2 cores.
@@ -105,13 +110,19 @@ def cache_bytes(config, batch, length):
     return (2 * config["layers"] * batch * kv_heads * length * head_dim * 4)
 
 
-def bandwidth(args, work):
+def build_bandwidth(args, work):
     exe = os.path.join(work, "bandwidth")
     runner.run([args.cc, "-O3", "-march=native", "-fopenmp", BANDWIDTH_C,
                 "-o", exe])
+    return exe
+
+
+def bandwidth(args, exe, threads=None):
+    """{threads: GB/s} of bench/bandwidth.c at each of `threads` (default
+    --threads)."""
     mib = "256" if args.quick else "1024"
     return {t: json.loads(runner.run([exe, str(t), mib])[0])["gb_per_s"]
-            for t in args.threads}
+            for t in threads or args.threads}
 
 
 def run_tfm(exe, prompt, steps, threads, tokens):
@@ -156,12 +167,14 @@ def run_torch(torch, model, prompt, steps, threads):
     return prefill, statistics.median(times), torch.stack(tokens, 1).numpy()
 
 
-def measure(args, torch, model, onnx, exe, work):
-    """{(batch, length): {system: {threads: [(prefill_ms, step_ms)...]}}},
-    and whether the tokens agreed."""
+def measure(args, torch, model, onnx, exe, bandwidth_exe, work):
+    """{(batch, length): {system: {threads: [(prefill_ms, step_ms)...]},
+    "bandwidth": {threads: [GB/s around tfm's run of each round...]},
+    "tokens_agree": bool}}."""
     results, agree = {}, {}
     rng = np.random.default_rng(0)
     vocab = model.vocab
+    most = max(args.threads)
     for length in args.lengths:
         for batch in args.batches:
             key = f"b{batch}_l{length}"
@@ -174,8 +187,15 @@ def measure(args, torch, model, onnx, exe, work):
             for _ in range(args.rounds):
                 for t in args.threads:
                     path = os.path.join(work, f"tfm_{key}.npy")
+                    # The machine's rate right before and right after tfm's
+                    # run (with every thread: the limit of any step), the
+                    # better of the two.
+                    before = bandwidth(args, bandwidth_exe, [most])[most]
                     r = run_tfm(exe, prompt, args.steps, t, path)
+                    after = bandwidth(args, bandwidth_exe, [most])[most]
                     entry.setdefault("tfm", {}).setdefault(str(t), []).append(r)
+                    entry.setdefault("bandwidth", {}).setdefault(
+                        str(t), []).append(max(before, after))
                     tokens["tfm"] = np.load(path)
                     if args.ort:
                         path = os.path.join(work, f"ort_{key}.npy")
@@ -197,6 +217,15 @@ def measure(args, torch, model, onnx, exe, work):
     return results
 
 
+def of_limit(entry, limit_ms, threads):
+    """Median over the rounds of the limit at the bandwidth measured around
+    tfm's run at `threads` over that run's step."""
+    key = str(threads)
+    return statistics.median(
+        limit_ms(bw * 1e9) / run[1]
+        for bw, run in zip(entry["bandwidth"][key], entry["tfm"][key]))
+
+
 def best(entry, system):
     """(threads, median prefill ms, median step ms) at the best threads."""
     options = []
@@ -213,6 +242,9 @@ def best(entry, system):
 def report(results):
     config = results["config"]
     step_bytes = results.get("step_weight_bytes", results["weight_bytes"])
+    # Every bandwidth measured around tfm's runs.
+    rates = [bw for e in results["cases"].values()
+             for runs in e["bandwidth"].values() for bw in runs]
     lines = [
         "## Generation with a key/value cache",
         "",
@@ -220,7 +252,8 @@ def report(results):
         f"(bench/bandwidth.c): "
         + ", ".join(f"{bw:.1f} GB/s at {t} thread{'s' * (int(t) > 1)}"
                     for t, bw in results["bandwidth"].items())
-        + " (the better of the run's start and end)"
+        + " (the better of the run's start and end); around tfm's runs: "
+        + "{:.1f}-{:.1f} GB/s".format(min(rates), max(rates))
         + f". ONNX Runtime {results['ort_version']}.",
         "",
         f"Model: python/tfm_tools/{results.get('model', 'gpt')}.py, "
@@ -235,27 +268,37 @@ def report(results):
         "prompt of `length` tokens, medians of "
         f"{results['rounds']} interleaved runs; each system at its best of "
         f"{', '.join(map(str, results['threads']))} threads (in brackets). "
-        "`limit` is (bytes read by a step + cache bytes) / bandwidth.",
+        "`limit` is (bytes read by a step + cache bytes) / bandwidth, at "
+        "the median bandwidth around tfm's runs at its best threads; `tfm "
+        "of limit` the median over rounds of the limit at the bandwidth "
+        "around each run over that run's step, `at best bw` the same steps "
+        "against the highest bandwidth of the whole run.",
         "",
     ]
-    bw = max(results["bandwidth"].values()) * 1e9
+    best_bw = max(list(results["bandwidth"].values()) + rates) * 1e9
     rows = []
     for key, entry in results["cases"].items():
         b, length = entry["batch"], entry["length"]
-        limit_ms = (step_bytes + cache_bytes(config, b, length)) / bw * 1e3
-        cells = [str(b), str(length)]
+
+        def limit_at(bw, b=b, length=length):
+            return (step_bytes + cache_bytes(config, b, length)) / bw * 1e3
+
         systems = {s: best(entry, s) for s in ("tfm", "ort", "torch")}
+        tfm = systems["tfm"]
+        limit_ms = limit_at(statistics.median(
+            entry["bandwidth"][str(tfm[0])]) * 1e9)
+        cells = [str(b), str(length)]
         for s in ("tfm", "ort", "torch"):
             r = systems[s]
             cells.append("—" if r is None else
                          f"{b * 1e3 / r[2]:.1f} ({r[0]})")
-        tfm = systems["tfm"]
         for peer in ("ort", "torch"):
             r = systems[peer]
-            cells.append("—" if r is None or tfm is None else
+            cells.append("—" if r is None else
                          f"{r[2] / tfm[2]:.2f}x")
         cells.append(f"{b * 1e3 / limit_ms:.1f}")
-        cells.append(f"{100 * limit_ms / tfm[2]:.0f}%" if tfm else "—")
+        cells.append(f"{100 * of_limit(entry, limit_at, tfm[0]):.0f}%")
+        cells.append(f"{100 * limit_at(best_bw) / tfm[2]:.0f}%")
         flops = 2 * step_bytes / 4 * b * length
         cells.append(" / ".join(
             "—" if systems[s] is None else
@@ -266,6 +309,7 @@ def report(results):
     lines.append(common.markdown_table(
         ["batch", "length", "tfm tok/s", "ORT tok/s", "PyTorch tok/s",
          "vs ORT", "vs PyTorch", "limit tok/s", "tfm of limit",
+         "at best bw",
          "prefill GFLOP/s tfm / ORT / PyTorch", "same tokens"], rows))
     lines.append("")
     return "\n".join(lines)
@@ -316,11 +360,13 @@ def main():
     with runner.exit_on_failure():
         runner.compile_graph(args.compiler, onnx, exe,
                              ["--kv-cache", f"--max-seq={max_seq}"])
-        # At the start and the end of the run (a shared machine's bandwidth
-        # varies): the higher of the two is the limit.
-        before = bandwidth(args, args.work)
-        cases = measure(args, torch, model, onnx, exe, args.work)
-        after = bandwidth(args, args.work)
+        # At the start and the end of the run too (every round measures its
+        # own): the strictest limit is the highest of all.
+        bandwidth_exe = build_bandwidth(args, args.work)
+        before = bandwidth(args, bandwidth_exe)
+        cases = measure(args, torch, model, onnx, exe, bandwidth_exe,
+                        args.work)
+        after = bandwidth(args, bandwidth_exe)
         bw = {t: max(before[t], after[t]) for t in before}
     version = "—"
     if args.ort:
