@@ -360,7 +360,7 @@ def main():
     with runner.exit_on_failure():
         runner.compile_graph(args.compiler, onnx, exe,
                              ["--kv-cache", f"--max-seq={max_seq}"])
-        # At the start and the end of the run too (every round measures its
+        # At the start and the end of the run too (each tfm run also has its
         # own): the strictest limit is the highest of all.
         bandwidth_exe = build_bandwidth(args, args.work)
         before = bandwidth(args, bandwidth_exe)
