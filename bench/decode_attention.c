@@ -3,12 +3,11 @@
  * GPT-2-small step, 12 x 96 heads of one query row against N cached
  * positions of 64 floats, keys then values, each head's cache within a
  * room of CAP positions as tfm's caches lie. One thread per head
- * (OpenMP's static schedule over all heads), each head's two loops
- * (AVX-512 vectors where the compiler targets them, AVX2 and FMA's
- * otherwise)
- * prefetching DIST rows ahead as tfm's do, the scores materialised and
- * softmaxed between them. A 256 MiB sweep before each pass evicts the
- * caches, as a step's weights do.
+ * (OpenMP's static schedule over all heads); each head's two loops
+ * prefetch DIST rows ahead as tfm's do, with the scores materialised and
+ * softmaxed between them, in AVX-512 vectors where the compiler targets
+ * them and AVX2 and FMA's otherwise. A 256 MiB sweep before each pass
+ * evicts the caches, as a step's weights do.
  *
  *   clang -O3 -march=native -fopenmp bench/decode_attention.c -lm -o dec
  *   OMP_NUM_THREADS=2 ./dec [N [DIST]]
