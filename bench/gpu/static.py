@@ -46,6 +46,7 @@ INSTRUCTIONS = [
     ("mma", r"\bmma\.sync\."),
     ("ldmatrix", r"\bldmatrix\."),
     ("cp.async", r"\bcp\.async\.c[ag]\."),
+    ("shfl", r"\bshfl\.sync\."),
     ("64-bit int", r"\b(?:add|sub|mul|mad|shl|shr|cvt)\.[a-z.]*[su]64\b"),
 ]
 

@@ -11,7 +11,8 @@
 //   (a contraction there      with tensor-cores, warps of mma.sync
 //   that tensor cores fit)    (WarpMma.h), its staged operands copied
 //                             by cp.async (AsyncCopy.h)
-//   top-level scf.parallel    one thread per iteration
+//   top-level scf.parallel    one thread per iteration (a row reduction:
+//                             each row over a warp's lanes, RowReduction.h)
 //   other memory writes       one thread
 //
 // The input's linalg ops are turned into loops first (parallel loops for
@@ -25,6 +26,7 @@
 #include "tfm/Codegen/GPU/Passes.h"
 
 #include "AsyncCopy.h"
+#include "RowReduction.h"
 #include "SharedMemory.h"
 #include "WarpMma.h"
 
@@ -368,6 +370,9 @@ private:
   int64_t getAsyncStaging(linalg::CopyOp copy) const;
   LogicalResult mapTopLevelOp(Operation *op);
   void mapParallelLoop(scf::ParallelOp loop);
+  std::optional<RowReductionLoop> getLaneSplit(scf::ParallelOp loop) const;
+  void emitLaneIteration(OpBuilder &b, const RowReductionLoop &reduction,
+                         const IterationSpace &space, Value linear) const;
   void mapSequentialOp(Operation *op);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
@@ -571,6 +576,11 @@ LogicalResult TfmMapToGpuPass::lowerLinalgToLoops(func::FuncOp func) {
         linalg::linalgOpToParallelLoops(rewriter, op);
     if (failed(loops))
       return op.emitOpError("cannot be lowered to loops for the GPU");
+    // A row reduction's rows are split over lanes where it is mapped
+    // (RowReduction.h); the mark survives the cloning of a tile's body.
+    if (isRowReduction(op) && !loops->empty() &&
+        isa<scf::ParallelOp>(loops->front()))
+      loops->front()->setAttr(kRowReductionAttrName, rewriter.getUnitAttr());
     // The reduction loops, innermost first: what one carries, its parent's
     // body loads before it and stores after it.
     SmallVector<Value> outputs = op.getDpsInits();
@@ -656,24 +666,75 @@ LogicalResult TfmMapToGpuPass::mapTopLevelOp(Operation *op) {
   return success();
 }
 
-/// One thread per iteration, `blockSize` threads per block.
+/// The row reduction `loop` is, split over lanes, if it is one and the
+/// block's threads come in whole warps (or there is one thread, which runs
+/// the lanes one after another: the CPU emulation).
+std::optional<RowReductionLoop>
+TfmMapToGpuPass::getLaneSplit(scf::ParallelOp loop) const {
+  if (!loop->hasAttr(kRowReductionAttrName) ||
+      (blockSize != 1 && blockSize % 32 != 0))
+    return std::nullopt;
+  return matchRowReductionLoop(loop);
+}
+
+/// Iteration `linear` of the lanes of `reduction`'s rows (`rows` of them,
+/// `space`): lane `linear` mod lanes of row `linear` / lanes, where a lane
+/// past the last row works on the last (every lane of a warp takes part in
+/// the shuffles) and stores nothing.
+void TfmMapToGpuPass::emitLaneIteration(OpBuilder &b,
+                                        const RowReductionLoop &reduction,
+                                        const IterationSpace &space,
+                                        Value linear) const {
+  Location loc = linear.getLoc();
+  Value lanes = constantIndex(b, loc, reduction.lanes);
+  Value row = arith::DivUIOp::create(b, loc, linear, lanes);
+  Value lane = arith::RemUIOp::create(b, loc, linear, lanes);
+  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                         space.total);
+  Value last =
+      arith::SubIOp::create(b, loc, space.total, constantIndex(b, loc, 1));
+  Value clamped = arith::SelectOp::create(b, loc, inBounds, row, last);
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                      constantIndex(b, loc, 0));
+  Value store = arith::AndIOp::create(b, loc, inBounds, first);
+  emitRowReductionLane(b, reduction, delinearize(b, loc, space, clamped), lane,
+                       store);
+}
+
+/// One thread per iteration, `blockSize` threads per block; a row
+/// reduction's rows split over lanes (RowReduction.h).
 void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   IterationSpace space = getIterationSpace(
       b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+  std::optional<RowReductionLoop> split = getLaneSplit(loop);
   Value threads = constantIndex(b, loc, blockSize);
-  Value blocks = arith::CeilDivUIOp::create(b, loc, space.total, threads);
+  Value iterations = space.total;
+  if (split && blockSize != 1)
+    iterations = arith::MulIOp::create(b, loc, space.total,
+                                       constantIndex(b, loc, split->lanes));
+  Value blocks = arith::CeilDivUIOp::create(b, loc, iterations, threads);
   gpu::LaunchOp launch = createLaunch(b, loc, {blocks}, threads);
 
   Value block = launch.getBlockIds().x, thread = launch.getThreadIds().x;
   Value linear = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
+  if (split && blockSize != 1) {
+    // Every thread of the blocks: whole warps.
+    emitLaneIteration(b, *split, space, linear);
+    loop.erase();
+    return;
+  }
   Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          linear, space.total);
   auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
   b.setInsertionPointToStart(&guard.getThenRegion().front());
-  cloneLoopBody(b, loop, delinearize(b, loc, space, linear));
+  SmallVector<Value> ivs = delinearize(b, loc, space, linear);
+  if (split)
+    emitEmulatedRowReduction(b, *split, ivs);
+  else
+    cloneLoopBody(b, loop, ivs);
   loop.erase();
 }
 
@@ -848,14 +909,30 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       if (loop.getNumReductions() != 0)
         return loop.emitOpError("with reductions cannot be mapped to GPU "
                                 "threads");
-      // for (i = thread; i < total; i += blockSize) body(delinearize(i))
+      // for (i = thread; i < total; i += blockSize) body(delinearize(i)),
+      // a row reduction's rows split over lanes: i over the rows' lanes,
+      // rounded up to whole warps.
       IterationSpace space = getIterationSpace(
           b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
-      auto strided = scf::ForOp::create(b, loc, thread, space.total,
+      std::optional<RowReductionLoop> split = getLaneSplit(loop);
+      Value iterations = space.total;
+      if (split && blockSize != 1) {
+        Value lanes = arith::MulIOp::create(
+            b, loc, space.total, constantIndex(b, loc, split->lanes));
+        Value warp = constantIndex(b, loc, 32);
+        iterations = arith::MulIOp::create(
+            b, loc, arith::CeilDivUIOp::create(b, loc, lanes, warp), warp);
+      }
+      auto strided = scf::ForOp::create(b, loc, thread, iterations,
                                         constantIndex(b, loc, blockSize));
       b.setInsertionPointToStart(strided.getBody());
-      cloneLoopBody(b, loop,
-                    delinearize(b, loc, space, strided.getInductionVar()));
+      Value linear = strided.getInductionVar();
+      if (split && blockSize != 1)
+        emitLaneIteration(b, *split, space, linear);
+      else if (split)
+        emitEmulatedRowReduction(b, *split, delinearize(b, loc, space, linear));
+      else
+        cloneLoopBody(b, loop, delinearize(b, loc, space, linear));
       loop.erase();
       barrierAround(b, strided, loc);
       continue;

@@ -198,20 +198,25 @@ func.func @sequential(%x: memref<100xf32>, %y: memref<f32>, %z: memref<2x100xf32
 
 // -----
 
-// A row-wise reduction in a tile (flash attention's row maxima): a thread
-// per row, which keeps its row's maximum in a register across the columns
-// (one load of the running maximum and one store, not one of each per
-// column, each waiting for the last through shared memory). A reduction
-// that reads its output again as an input keeps its loads and stores.
+// A row-wise reduction in a tile (flash attention's row maxima): each row
+// split over a warp's lanes (map-to-gpu-row-reduction.mlir), each lane
+// keeping its part of the row's maximum in a register across its columns
+// (no load and store of the running maximum per column, each waiting for
+// the last through shared memory). A reduction that reads its output again
+// as an input keeps its loads and stores, a thread per row.
 
 // CHECK-LABEL: func.func @row_reduction(
 // CHECK:             %[[INIT:.*]] = memref.load %[[MAX:.*]][%[[ROW:.*]]] : memref<32xf32>
-// CHECK-NEXT:        %[[ROWMAX:.*]] = scf.for %[[COL:.*]] = %c0 to %c64 step %c1 iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT:        %[[PART:.*]] = scf.for %[[COL:.*]] = %[[LANE:.*]] to %c64 step %c32 iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32) {
 // CHECK-NEXT:          %[[S:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x64xf32>
 // CHECK-NEXT:          %[[M:.*]] = arith.maxnumf %[[S]], %[[ACC]]
 // CHECK-NEXT:          scf.yield %[[M]]
 // CHECK-NEXT:        }
-// CHECK-NEXT:        memref.store %[[ROWMAX]], %[[MAX]][%[[ROW]]]
+// CHECK-COUNT-5:     gpu.shuffle  xor
+// CHECK:             %[[ROWMAX:.*]] = arith.maxnumf %{{.*}}, %[[INIT]]
+// CHECK-NEXT:        scf.if
+// CHECK-NEXT:          memref.store %[[ROWMAX]], %[[MAX]][%[[ROW]]]
+// CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK:             scf.for %[[COL2:.*]] = %c0 to %c64 step %c1 {
 // CHECK-NEXT:          memref.load %{{.*}}[%[[ROW2:.*]], %[[COL2]]] : memref<32x64xf32>

@@ -88,6 +88,12 @@ def TfmMapToGpu : Pass<"tfm-map-to-gpu", "::mlir::func::FuncOp"> {
       into in a register (an iteration argument, loaded before the loop
       and stored after it) rather than loading and storing it at every
       step as linalg's loops do.
+    - A row reduction (a LayerNorm's moments, a softmax's or flash
+      attention's row maxima and sums; not a contraction) splits each row
+      over up to 32 lanes of a warp, which combine their parts by a
+      butterfly of `gpu.shuffle xor`; with `block-size=1` (the emulation)
+      the lanes run one after another and the butterfly is computed on a
+      buffer of their parts (lib/Codegen/GPU/RowReduction.h).
     - With `tensor-cores`, a contraction (or the loop that carries its
       fragments) whose output tile only an elementwise op then reads (flash
       attention's scaling of the scores; a layer's bias, activation and
