@@ -33,6 +33,7 @@
 
 #include "tfm/Codegen/CPU/Passes.h"
 #include "tfm/Codegen/CPU/Strategy.h"
+#include "tfm/Codegen/Common/Strategy.h"
 
 #include "tfm/Dialect/Tfm/IR/TfmOps.h"
 
@@ -860,95 +861,6 @@ static void splitRowsByTileHeight(linalg::LinalgOp op,
     (void)eraseIfUnused(init);
 }
 
-/// The number of loops that `config` tiles at level 0 if they are the
-/// leading ones (an op's rows), else 0.
-static unsigned getParallelRowLoops(LoweringConfigAttr config) {
-  ArrayRef<int64_t> sizes = config.getTileSizes(0);
-  unsigned rows = 0;
-  while (rows < sizes.size() && sizes[rows] != 0)
-    ++rows;
-  if (llvm::any_of(sizes.drop_front(rows), [](int64_t s) { return s != 0; }))
-    return 0;
-  return rows;
-}
-
-/// Whether the first `rows` results of `map` are its first `rows` loops.
-static bool startsWithRows(AffineMap map, unsigned rows) {
-  if (map.getNumResults() < rows)
-    return false;
-  for (unsigned i = 0; i < rows; ++i)
-    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
-      return false;
-  return true;
-}
-
-/// Whether `reader`, tiled in parallel along its first `rows` loops, can
-/// compute the slice of `producer` that `operand` reads inside each of its
-/// tiles without computing any of it twice: `operand` and `producer`'s
-/// result are indexed by those rows first, and `producer` is an op tiled
-/// for vectors along its innermost loop (not a micro-kernel contraction,
-/// whose tiles are blocks of rows and columns, nor a transpose, whose
-/// tiles are square blocks).
-static bool isRowwiseOperand(linalg::LinalgOp reader, OpOperand &operand,
-                             unsigned rows) {
-  auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
-  if (!producer || producer->getBlock() != reader->getBlock() ||
-      producer->getNumResults() != 1 || !getLoweringConfig(producer) ||
-      !producer.hasPureTensorSemantics() || producer.getNumLoops() < rows ||
-      producer->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) ||
-      producer->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()) ||
-      getRowMajorMatmulDims(producer) || getTransposedLoop(producer))
-    return false;
-  SmallVector<utils::IteratorType> iterators =
-      producer.getIteratorTypesArray();
-  for (unsigned i = 0; i < rows; ++i)
-    if (iterators[i] != utils::IteratorType::parallel)
-      return false;
-  AffineMap result =
-      producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
-  return result.isProjectedPermutation() && startsWithRows(result, rows) &&
-         startsWithRows(reader.getMatchingIndexingMap(&operand), rows);
-}
-
-/// Marks the ops that `root`'s parallel tiles compute row by row for it
-/// with tfm.fuse_into_consumer: the producers, transitively, that it and
-/// they read row by row (isRowwiseOperand) and that no op outside the
-/// group reads. A LayerNorm's mean and variance (and the fills of their
-/// accumulators) then run in the parallel loop of its normalization, one
-/// row at a time while the row is in L1, instead of as three parallel
-/// loops each over the whole input.
-static void markRowwiseProducers(linalg::LinalgOp root) {
-  LoweringConfigAttr config = getLoweringConfig(root);
-  unsigned rows = config ? getParallelRowLoops(config) : 0;
-  if (rows == 0)
-    return;
-  llvm::SetVector<Operation *> group;
-  group.insert(root);
-  for (size_t i = 0; i < group.size(); ++i) {
-    auto reader = cast<linalg::LinalgOp>(group[i]);
-    for (OpOperand &operand : reader->getOpOperands())
-      if (isRowwiseOperand(reader, operand, rows))
-        group.insert(operand.get().getDefiningOp());
-  }
-  // A producer that an op outside the group reads stays whole, and so do
-  // the producers it reads.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Operation *member : group.getArrayRef().drop_front()) {
-      if (llvm::all_of(member->getUsers(), [&](Operation *user) {
-            return group.contains(user);
-          }))
-        continue;
-      group.remove(member);
-      changed = true;
-      break;
-    }
-  }
-  UnitAttr unit = UnitAttr::get(root.getContext());
-  for (Operation *member : group.getArrayRef().drop_front())
-    member->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
-}
-
 /// Marks the ops of `product`'s epilogue (getEpilogue) to be computed in
 /// its register tiles: the op that computes its accumulator with
 /// tfm.fuse_into_consumer, the op that reads its result with
@@ -1021,7 +933,14 @@ struct TfmCpuSelectVectorStrategyPass
     for (linalg::LinalgOp op : llvm::reverse(readers))
       if (!op->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) &&
           !op->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()))
-        markRowwiseProducers(op);
+        markRowwiseProducers(op, [](linalg::LinalgOp producer) {
+          // Ops tiled for vectors along their innermost loop: not a
+          // micro-kernel contraction, whose tiles are blocks of rows and
+          // columns, nor a transpose, whose tiles are square blocks.
+          return getLoweringConfig(producer) &&
+                 !getRowMajorMatmulDims(producer) &&
+                 !getTransposedLoop(producer);
+        });
   }
 };
 } // namespace

@@ -3,6 +3,7 @@
 #include "tfm/Codegen/Common/Strategy.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tfm;
@@ -64,4 +65,86 @@ void tfm::markAttentionStateForFusion(OnlineAttentionOp op) {
   if (generic && generic.getNumDpsInits() == 1 &&
       generic.getNumParallelLoops() == generic.getNumLoops())
     generic->setAttr(LoweringConfigAttr::getFuseIntoProducerAttrName(), unit);
+}
+
+/// The number of loops that `config` tiles at level 0 if they are the
+/// leading ones (an op's rows), else 0.
+static unsigned getParallelRowLoops(LoweringConfigAttr config) {
+  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  unsigned rows = 0;
+  while (rows < sizes.size() && sizes[rows] != 0)
+    ++rows;
+  if (llvm::any_of(sizes.drop_front(rows), [](int64_t s) { return s != 0; }))
+    return 0;
+  return rows;
+}
+
+/// Whether the first `rows` results of `map` are its first `rows` loops.
+static bool startsWithRows(AffineMap map, unsigned rows) {
+  if (map.getNumResults() < rows)
+    return false;
+  for (unsigned i = 0; i < rows; ++i)
+    if (map.getResult(i) != getAffineDimExpr(i, map.getContext()))
+      return false;
+  return true;
+}
+
+/// Whether `reader`, tiled in parallel along its first `rows` loops, can
+/// compute the slice of `producer` that `operand` reads inside each of its
+/// tiles without computing any of it twice: `operand` and `producer`'s
+/// result are indexed by those rows first, and the target takes `producer`
+/// (`isRowwiseProducer`).
+static bool
+isRowwiseOperand(linalg::LinalgOp reader, OpOperand &operand, unsigned rows,
+                 llvm::function_ref<bool(linalg::LinalgOp)> isRowwiseProducer) {
+  auto producer = operand.get().getDefiningOp<linalg::LinalgOp>();
+  if (!producer || producer->getBlock() != reader->getBlock() ||
+      producer->getNumResults() != 1 || !producer.hasPureTensorSemantics() ||
+      producer.getNumLoops() < rows ||
+      producer->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) ||
+      producer->hasAttr(LoweringConfigAttr::getFuseIntoProducerAttrName()) ||
+      !isRowwiseProducer(producer))
+    return false;
+  SmallVector<utils::IteratorType> iterators = producer.getIteratorTypesArray();
+  for (unsigned i = 0; i < rows; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return false;
+  AffineMap result =
+      producer.getIndexingMapMatchingResult(cast<OpResult>(operand.get()));
+  return result.isProjectedPermutation() && startsWithRows(result, rows) &&
+         startsWithRows(reader.getMatchingIndexingMap(&operand), rows);
+}
+
+SmallVector<Operation *> tfm::markRowwiseProducers(
+    linalg::LinalgOp root,
+    llvm::function_ref<bool(linalg::LinalgOp)> isRowwiseProducer) {
+  LoweringConfigAttr config = getLoweringConfig(root);
+  unsigned rows = config ? getParallelRowLoops(config) : 0;
+  if (rows == 0)
+    return {root};
+  llvm::SetVector<Operation *> group;
+  group.insert(root);
+  for (size_t i = 0; i < group.size(); ++i) {
+    auto reader = cast<linalg::LinalgOp>(group[i]);
+    for (OpOperand &operand : reader->getOpOperands())
+      if (isRowwiseOperand(reader, operand, rows, isRowwiseProducer))
+        group.insert(operand.get().getDefiningOp());
+  }
+  // A producer that an op outside the group reads stays whole, and so do
+  // the producers it reads.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *member : group.getArrayRef().drop_front()) {
+      if (llvm::all_of(member->getUsers(),
+                       [&](Operation *user) { return group.contains(user); }))
+        continue;
+      group.remove(member);
+      changed = true;
+      break;
+    }
+  }
+  UnitAttr unit = UnitAttr::get(root.getContext());
+  for (Operation *member : group.getArrayRef().drop_front())
+    member->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
+  return group.takeVector();
 }

@@ -92,9 +92,10 @@ static Operation *getStagingPoint(Operation *op, Value operand,
   return point;
 }
 
-/// Stages the operands of the contractions in `forall` while the block's
-/// buffers fit in `sharedMemoryBytes`, in program order; returns the bytes
-/// its buffers take.
+/// Stages the operands of the contractions in `forall` that their steps
+/// read more than once an element, while the block's buffers fit in
+/// `sharedMemoryBytes`, in program order; returns the bytes its buffers
+/// take.
 static int64_t promoteOperands(scf::ForallOp forall,
                                int64_t sharedMemoryBytes) {
   int64_t used = 0;
@@ -114,6 +115,11 @@ static int64_t promoteOperands(scf::ForallOp forall,
       auto type = dyn_cast<MemRefType>(input->get().getType());
       if (!type || !type.hasStaticShape() ||
           !type.getElementType().isIntOrIndexOrFloat() || type.getRank() == 0)
+        continue;
+      // Read once an element (a row reduction's input, each of whose
+      // elements one step of one row reads): staging it would only add a
+      // copy.
+      if (op.getMatchingIndexingMap(input).isPermutation())
         continue;
       // Already block-local (a tile buffer), or defined inside the tile.
       Operation *root = getRootBuffer(input->get()).getDefiningOp();

@@ -158,6 +158,49 @@ static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
     init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
 }
 
+/// The rows of a row-wise group (fuseRowwiseGroup) a block computes: one a
+/// warp of a block of 128 threads, as tfm-map-to-gpu splits each row of a
+/// reduction over a warp's lanes.
+static constexpr int64_t kRowsPerBlock = 4;
+
+/// Tiles `root`, an op of parallel loops at the top level whose row-wise
+/// producers include a reduction (a LayerNorm's normalization, which reads
+/// the mean and the variance; a softmax's division by the sums), in blocks
+/// of kRowsPerBlock rows of its innermost row loop (and one of each outer
+/// one), and marks those producers (markRowwiseProducers) to be computed
+/// in its blocks: one kernel where a LayerNorm had five (two fills, two
+/// reductions and the normalization), each block's means and variances in
+/// shared memory. Nothing changes where the group has no reduction, an
+/// extent is dynamic, or the rows need more than a grid's three dimensions.
+static void fuseRowwiseGroup(linalg::LinalgOp root) {
+  unsigned rows = root.getNumLoops() - 1;
+  if (root.getNumLoops() < 2 || rows > 3 ||
+      root.getNumParallelLoops() != root.getNumLoops() ||
+      llvm::any_of(root.getStaticLoopRanges(), ShapedType::isDynamic))
+    return;
+  SmallVector<int64_t> sizes(rows, 1);
+  sizes.back() = std::min(kRowsPerBlock, root.getStaticLoopRanges()[rows - 1]);
+  sizes.push_back(0);
+  MLIRContext *ctx = root.getContext();
+  setLoweringConfig(root, LoweringConfigAttr::get(
+                              ctx, {DenseI64ArrayAttr::get(ctx, sizes)}, {},
+                              /*prefetch_distance=*/0));
+  // Products are tiled as blocks of rows and columns of their own.
+  SmallVector<Operation *> group =
+      markRowwiseProducers(root, [](linalg::LinalgOp producer) {
+        return !getLoweringConfig(producer) &&
+               !linalg::isaContractionOpInterface(producer);
+      });
+  if (llvm::any_of(ArrayRef(group).drop_front(), [](Operation *member) {
+        return cast<linalg::LinalgOp>(member).getNumReductionLoops() > 0;
+      }))
+    return;
+  for (Operation *member : group) {
+    member->removeAttr(LoweringConfigAttr::getAttrName());
+    member->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());
+  }
+}
+
 namespace {
 struct TfmGpuSelectStrategyPass
     : tfm::impl::TfmGpuSelectStrategyBase<TfmGpuSelectStrategyPass> {
@@ -178,6 +221,17 @@ struct TfmGpuSelectStrategyPass
         fuseEpilogue(op, config);
       }
     });
+    // The last reader of a row-wise group is its root.
+    SmallVector<linalg::LinalgOp> readers;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isa<func::FuncOp>(op->getParentOp()) && op.hasPureTensorSemantics() &&
+          !getLoweringConfig(op))
+        readers.push_back(op);
+    });
+    for (linalg::LinalgOp op : llvm::reverse(readers))
+      if (!op->hasAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName()) &&
+          !getLoweringConfig(op))
+        fuseRowwiseGroup(op);
   }
 };
 } // namespace

@@ -221,3 +221,33 @@ func.func @untouched(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf3
   }
   return
 }
+
+// -----
+
+// A row reduction's input is read once an element (one step of one row
+// each): it is read where it is, not staged. What the rows' steps share
+// (the means, read at every column) would be, were it not a tile buffer
+// already.
+
+// CHECK-LABEL: func.func @read_once(
+//   CHECK-NOT:   linalg.copy
+//       CHECK:   linalg.generic
+//  CHECK-SAME:       ins(%{{.*}}, %{{.*}} : memref<4x64xf32, strided<[64, 1], offset: ?>>, memref<4xf32>)
+//   CHECK-NOT:   linalg.copy
+//       CHECK:   return
+func.func @read_once(%x: memref<12x64xf32>, %y: memref<12xf32>) {
+  scf.forall (%i) in (3) {
+    %c4 = arith.constant 4 : index
+    %row = arith.muli %i, %c4 : index
+    %xt = memref.subview %x[%row, 0] [4, 64] [1, 1] : memref<12x64xf32> to memref<4x64xf32, strided<[64, 1], offset: ?>>
+    %yt = memref.subview %y[%row] [4] [1] : memref<12xf32> to memref<4xf32, strided<[1], offset: ?>>
+    %mean = memref.alloc() : memref<4xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%xt, %mean : memref<4x64xf32, strided<[64, 1], offset: ?>>, memref<4xf32>) outs(%yt : memref<4xf32, strided<[1], offset: ?>>) {
+    ^bb0(%v: f32, %m: f32, %acc: f32):
+      %d = arith.subf %v, %m : f32
+      %r = arith.addf %d, %acc : f32
+      linalg.yield %r : f32
+    }
+  }
+  return
+}

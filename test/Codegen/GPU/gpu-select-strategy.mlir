@@ -242,3 +242,118 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
   } -> tensor<64x64xf32>
   return %1 : tensor<64x64xf32>
 }
+
+// -----
+
+// A LayerNorm's normalization takes the row-wise ops it reads into blocks of
+// 4 rows (one a warp of 128 threads): the mean and the variance and the
+// fills of their accumulators. Tiled, one forall over the rows (here 12 in
+// 3 blocks) computes the group; no op is left outside it.
+
+// CHECK-LABEL: func.func @layer_norm(
+//       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[4, 0]]>
+// TILED-LABEL: func.func @layer_norm(
+//       TILED:   scf.forall (%[[R:.*]]) = (0) to (12) step (4)
+//       TILED:     linalg.fill
+//       TILED:     linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<4xf32>)
+//       TILED:     linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<4xf32>)
+//       TILED:     linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} outs(%{{.*}} : tensor<4x64xf32>)
+//       TILED:   scf.forall.in_parallel
+//   TILED-NOT:   linalg.
+//       TILED:   return
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @layer_norm(%x: tensor<12x64xf32>) -> tensor<12x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 64.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e = tensor.empty() : tensor<12xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e : tensor<12xf32>) -> tensor<12xf32>
+  %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<12x64xf32>) outs(%z0 : tensor<12xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<12xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e : tensor<12xf32>) -> tensor<12xf32>
+  %sq = linalg.generic {indexing_maps = [#rows, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<12x64xf32>, tensor<12xf32>) outs(%z1 : tensor<12xf32>) {
+  ^bb0(%v: f32, %s: f32, %acc: f32):
+    %mean = arith.divf %s, %n : f32
+    %d = arith.subf %v, %mean : f32
+    %d2 = arith.mulf %d, %d : f32
+    %r = arith.addf %d2, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<12xf32>
+  %out = tensor.empty() : tensor<12x64xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #row, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %sq : tensor<12x64xf32>, tensor<12xf32>, tensor<12xf32>) outs(%out : tensor<12x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %q: f32, %o: f32):
+    %mean = arith.divf %s, %n : f32
+    %var = arith.divf %q, %n : f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %v, %mean : f32
+    %r = arith.mulf %d, %rs : f32
+    linalg.yield %r : f32
+  } -> tensor<12x64xf32>
+  return %y : tensor<12x64xf32>
+}
+
+// -----
+
+// Elementwise ops without a reduction among them stay as they are (a
+// thread per element, no block tiles), and so does a group whose rows are
+// dynamic, or whose reduction another op reads too (the sums are returned).
+
+// CHECK-LABEL: func.func @no_rowwise_group(
+//   CHECK-NOT:   lowering_config
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   return
+#rows2 = affine_map<(d0, d1) -> (d0, d1)>
+#row2 = affine_map<(d0, d1) -> (d0)>
+func.func @no_rowwise_group(%x: tensor<12x64xf32>, %d: tensor<?x64xf32>) -> (tensor<12x64xf32>, tensor<?xf32>, tensor<12xf32>, tensor<12x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %out = tensor.empty() : tensor<12x64xf32>
+  %a = linalg.generic {indexing_maps = [#rows2, #rows2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<12x64xf32>) outs(%out : tensor<12x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.mulf %v, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<12x64xf32>
+  %b = linalg.generic {indexing_maps = [#rows2, #rows2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<12x64xf32>) outs(%out : tensor<12x64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.addf %v, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<12x64xf32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %d, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%rows) : tensor<?xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %s = linalg.generic {indexing_maps = [#rows2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%d : tensor<?x64xf32>) outs(%z : tensor<?xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %e12 = tensor.empty() : tensor<12xf32>
+  %z12 = linalg.fill ins(%zero : f32) outs(%e12 : tensor<12xf32>) -> tensor<12xf32>
+  %s12 = linalg.generic {indexing_maps = [#rows2, #row2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<12x64xf32>) outs(%z12 : tensor<12xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<12xf32>
+  %c = linalg.generic {indexing_maps = [#rows2, #row2, #rows2], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s12 : tensor<12x64xf32>, tensor<12xf32>) outs(%out : tensor<12x64xf32>) {
+  ^bb0(%v: f32, %t: f32, %o: f32):
+    %r = arith.subf %v, %t : f32
+    linalg.yield %r : f32
+  } -> tensor<12x64xf32>
+  return %b, %s, %s12, %c : tensor<12x64xf32>, tensor<?xf32>, tensor<12xf32>, tensor<12x64xf32>
+}

@@ -21,7 +21,10 @@ def TfmGpuPromoteOperands : Pass<"tfm-gpu-promote-operands",
     (the effect-free views that compute the operand inside such a loop,
     which bufferization makes there, are hoisted with it). Operands are
     staged in program order while the tile's buffers fit in
-    `shared-memory-bytes`; the others are read from global memory.
+    `shared-memory-bytes`; the others are read from global memory, and so
+    are the operands that the contraction reads once an element (a row
+    reduction's input, indexed by all of its loops): staged, they would
+    only be copied.
 
     A buffer of 16- or 32-bit elements whose rows are a multiple of 64
     bytes long gets 16 bytes of padding at the end of each row, and the
@@ -313,6 +316,14 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       into its tiles, so that one block computes its tile's accumulator
       (in shared memory), product and epilogue, one kernel where there
       were three and no float32 intermediate in global memory.
+    - An op of parallel loops at the top level that reads the results of
+      row reductions row by row (a LayerNorm's normalization, a softmax's
+      division by its sums), with static extents: blocks of 4 rows (one a
+      warp of 128 threads; one of each outer row loop), and the ops it
+      reads row by row (the reductions, the fills of their accumulators,
+      and what they read row by row that nothing else reads) marked
+      `tfm.fuse_into_consumer`: one kernel where a LayerNorm had five,
+      its means and variances in shared memory.
 
     Tile sizes are clamped to the sizes they tile.
   }];
