@@ -22,10 +22,20 @@ static constexpr int64_t kWarpLanes = 32;
 bool mlir::tfm::isRowReduction(linalg::LinalgOp op) {
   if (op.getNumReductionLoops() != 1 || op.getNumParallelLoops() == 0)
     return false;
-  SmallVector<unsigned> parallel;
+  SmallVector<unsigned> parallel, reduction;
   op.getParallelDims(parallel);
+  op.getReductionDims(reduction);
+  AffineExpr reduced = getAffineDimExpr(reduction.front(), op.getContext());
   return llvm::all_of(op.getDpsInputOperands(), [&](OpOperand *input) {
     AffineMap map = op.getMatchingIndexingMap(input);
+    // A row runs along the input's last dimension (its elements
+    // contiguous, a warp's lanes reading neighbours); a reduction along
+    // another (a mean over a sequence's tokens, each a row of channels
+    // apart) is left a thread per output, neighbouring threads reading
+    // neighbouring elements.
+    if (map.isFunctionOfDim(reduction.front()) &&
+        (map.getNumResults() == 0 || map.getResults().back() != reduced))
+      return false;
     return llvm::all_of(parallel,
                         [&](unsigned d) { return map.isFunctionOfDim(d); });
   });

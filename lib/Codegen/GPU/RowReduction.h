@@ -35,7 +35,9 @@ inline constexpr llvm::StringLiteral kRowReductionAttrName =
 /// Whether `op` reduces rows: one reduction dimension and parallel ones,
 /// every input reading every parallel dimension (so no operand is shared
 /// between rows, as a contraction's are: a matmul is left to one thread
-/// per output element, which reads a shared operand's row once per warp).
+/// per output element, which reads a shared operand's row once per warp),
+/// and the reduction dimension, where an input reads it, that input's last
+/// (so that a row's elements are contiguous).
 bool isRowReduction(linalg::LinalgOp op);
 
 /// A parallel loop (over rows) whose body reduces its row in one

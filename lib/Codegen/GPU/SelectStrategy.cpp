@@ -163,6 +163,31 @@ static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
 /// reduction over a warp's lanes.
 static constexpr int64_t kRowsPerBlock = 4;
 
+/// The shared memory a row-wise group's block may take for the results of
+/// its members (they become block buffers): within the 48 KiB every
+/// architecture gives a block without opting in, leaving room for the rest.
+static constexpr int64_t kRowwiseSharedBytes = 32 * 1024;
+
+/// The bytes that one row of `root`'s `rows` row loops takes in the
+/// results of `members` (a row-wise group's ops other than its root, whose
+/// results a block keeps in shared memory), or nullopt where a result's
+/// size is not known.
+static std::optional<int64_t> getBytesPerRow(ArrayRef<Operation *> members,
+                                             unsigned rows) {
+  int64_t bytes = 0;
+  for (Operation *member : members) {
+    auto type = cast<ShapedType>(member->getResult(0).getType());
+    if (!type.getElementType().isIntOrFloat() || !type.hasStaticShape())
+      return std::nullopt;
+    int64_t elements = 1;
+    for (int64_t extent : type.getShape().drop_front(rows))
+      elements *= extent;
+    bytes += elements *
+             llvm::divideCeil(type.getElementType().getIntOrFloatBitWidth(), 8);
+  }
+  return bytes;
+}
+
 /// Tiles `root`, an op of parallel loops at the top level whose row-wise
 /// producers include a reduction (a LayerNorm's normalization, which reads
 /// the mean and the variance; a softmax's division by the sums), in blocks
@@ -170,31 +195,48 @@ static constexpr int64_t kRowsPerBlock = 4;
 /// one), and marks those producers (markRowwiseProducers) to be computed
 /// in its blocks: one kernel where a LayerNorm had five (two fills, two
 /// reductions and the normalization), each block's means and variances in
-/// shared memory. Nothing changes where the group has no reduction, an
-/// extent is dynamic, or the rows need more than a grid's three dimensions.
+/// shared memory. Fewer rows (one) a block where four rows of the group's
+/// results would take more than kRowwiseSharedBytes; nothing changes where
+/// one would, where the group has no reduction, an extent is dynamic, or
+/// the rows need more than a grid's three dimensions.
 static void fuseRowwiseGroup(linalg::LinalgOp root) {
   unsigned rows = root.getNumLoops() - 1;
   if (root.getNumLoops() < 2 || rows > 3 ||
       root.getNumParallelLoops() != root.getNumLoops() ||
       llvm::any_of(root.getStaticLoopRanges(), ShapedType::isDynamic))
     return;
-  SmallVector<int64_t> sizes(rows, 1);
-  sizes.back() = std::min(kRowsPerBlock, root.getStaticLoopRanges()[rows - 1]);
-  sizes.push_back(0);
   MLIRContext *ctx = root.getContext();
-  setLoweringConfig(root, LoweringConfigAttr::get(
-                              ctx, {DenseI64ArrayAttr::get(ctx, sizes)}, {},
-                              /*prefetch_distance=*/0));
+  auto setRowsPerBlock = [&](int64_t rowsPerBlock) {
+    SmallVector<int64_t> sizes(rows, 1);
+    sizes.back() = std::min(rowsPerBlock, root.getStaticLoopRanges()[rows - 1]);
+    sizes.push_back(0);
+    setLoweringConfig(
+        root, LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
+                                      {}, /*prefetch_distance=*/0));
+  };
+  setRowsPerBlock(kRowsPerBlock);
   // Products are tiled as blocks of rows and columns of their own.
   SmallVector<Operation *> group =
       markRowwiseProducers(root, [](linalg::LinalgOp producer) {
         return !getLoweringConfig(producer) &&
                !linalg::isaContractionOpInterface(producer);
       });
-  if (llvm::any_of(ArrayRef(group).drop_front(), [](Operation *member) {
-        return cast<linalg::LinalgOp>(member).getNumReductionLoops() > 0;
-      }))
-    return;
+  ArrayRef<Operation *> members = ArrayRef(group).drop_front();
+  bool reduces = llvm::any_of(members, [](Operation *member) {
+    return cast<linalg::LinalgOp>(member).getNumReductionLoops() > 0;
+  });
+  // A block keeps its rows of the members' results in shared memory: a
+  // softmax's exponentials of 4 rows of 4096 keys would take 64 KiB. Fewer
+  // rows a block where they would not fit; none where one would not.
+  std::optional<int64_t> bytesPerRow = getBytesPerRow(members, rows);
+  if (reduces && bytesPerRow) {
+    if (kRowsPerBlock * *bytesPerRow <= kRowwiseSharedBytes)
+      return;
+    if (*bytesPerRow <= kRowwiseSharedBytes) {
+      setRowsPerBlock(1);
+      return;
+    }
+  }
   for (Operation *member : group) {
     member->removeAttr(LoweringConfigAttr::getAttrName());
     member->removeAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName());

@@ -357,3 +357,70 @@ func.func @no_rowwise_group(%x: tensor<12x64xf32>, %d: tensor<?x64xf32>) -> (ten
   } -> tensor<12x64xf32>
   return %b, %s, %s12, %c : tensor<12x64xf32>, tensor<?xf32>, tensor<12xf32>, tensor<12x64xf32>
 }
+
+// -----
+
+// A softmax's block keeps its rows' exponentials in shared memory: four
+// rows of 4096 keys would take 64 KiB, so a block takes one row (16 KiB);
+// a row of 16384 keys (64 KiB) would not fit even alone, and the ops stay
+// unfused.
+
+// CHECK-LABEL: func.func @softmax_rows(
+//       CHECK:   linalg.generic {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0]]>
+// CHECK-LABEL: func.func @softmax_rows_too_long(
+//   CHECK-NOT:   lowering_config
+//   CHECK-NOT:   tfm.fuse_into_consumer
+//       CHECK:   return
+#srows = affine_map<(d0, d1) -> (d0, d1)>
+#srow = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_rows(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
+  %zero = arith.constant 0.0 : f32
+  %out = tensor.empty() : tensor<8x4096xf32>
+  %ex = linalg.generic {indexing_maps = [#srows, #srows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x4096xf32>) outs(%out : tensor<8x4096xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4096xf32>
+  %e = tensor.empty() : tensor<8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#srows, #srow], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<8x4096xf32>) outs(%z : tensor<8xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %y = linalg.generic {indexing_maps = [#srows, #srow, #srows], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %sum : tensor<8x4096xf32>, tensor<8xf32>) outs(%out : tensor<8x4096xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %r = arith.divf %v, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<8x4096xf32>
+  return %y : tensor<8x4096xf32>
+}
+func.func @softmax_rows_too_long(%x: tensor<2x16384xf32>) -> tensor<2x16384xf32> {
+  %zero = arith.constant 0.0 : f32
+  %out = tensor.empty() : tensor<2x16384xf32>
+  %ex = linalg.generic {indexing_maps = [#srows, #srows], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<2x16384xf32>) outs(%out : tensor<2x16384xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.exp %v : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16384xf32>
+  %e = tensor.empty() : tensor<2xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<2xf32>) -> tensor<2xf32>
+  %sum = linalg.generic {indexing_maps = [#srows, #srow], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<2x16384xf32>) outs(%z : tensor<2xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<2xf32>
+  %y = linalg.generic {indexing_maps = [#srows, #srow, #srows], iterator_types = ["parallel", "parallel"]}
+      ins(%ex, %sum : tensor<2x16384xf32>, tensor<2xf32>) outs(%out : tensor<2x16384xf32>) {
+  ^bb0(%v: f32, %s: f32, %o: f32):
+    %r = arith.divf %v, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<2x16384xf32>
+  return %y : tensor<2x16384xf32>
+}

@@ -159,12 +159,19 @@ func.func @contraction(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<
 // -----
 
 // A reduction that cannot be split stays a thread per row: a 64-bit sum
-// (nvvm.shfl.sync moves 32-bit values), and a row of a single element.
+// (nvvm.shfl.sync moves 32-bit values), a row of a single element, and a
+// reduction along a dimension other than the input's last (a mean over a
+// sequence's tokens: neighbouring threads read neighbouring channels).
 
 // CHECK-LABEL: func.func @not_split(
 // CHECK-NOT:     gpu.shuffle
 // CHECK:         return
-func.func @not_split(%x: memref<8x64xf64>, %s: memref<8xf64>, %y: memref<8x1xf32>, %t: memref<8xf32>) {
+func.func @not_split(%x: memref<8x64xf64>, %s: memref<8xf64>, %y: memref<8x1xf32>, %t: memref<8xf32>, %z: memref<2x49x64xf32>, %p: memref<2x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]} ins(%z : memref<2x49x64xf32>) outs(%p : memref<2x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = arith.addf %in, %out : f32
+    linalg.yield %0 : f32
+  }
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x : memref<8x64xf64>) outs(%s : memref<8xf64>) {
   ^bb0(%in: f64, %out: f64):
     %0 = arith.addf %in, %out : f64

@@ -323,7 +323,10 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       reads row by row (the reductions, the fills of their accumulators,
       and what they read row by row that nothing else reads) marked
       `tfm.fuse_into_consumer`: one kernel where a LayerNorm had five,
-      its means and variances in shared memory.
+      its means and variances in shared memory. A block takes one row
+      where four rows of the fused ops' results would take more than 32
+      KiB of shared memory (a softmax's exponentials of 4096 keys), and
+      nothing is fused where one row would.
 
     Tile sizes are clamped to the sizes they tile.
   }];
