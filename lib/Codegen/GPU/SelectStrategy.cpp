@@ -23,6 +23,10 @@ namespace tfm {
 using namespace mlir;
 using namespace mlir::tfm;
 
+/// The multiprocessors of an H100: a strategy that has a choice gives each
+/// a block.
+static constexpr int64_t kMultiprocessors = 132;
+
 /// The output tile's rows and columns where the strategy chooses them: 64
 /// x 64 (four warps of 32 x 32 each, whose fragments of A and B each serve
 /// two and four instructions) where the product has at least as many such
@@ -31,7 +35,7 @@ using namespace mlir::tfm;
 /// times the blocks.
 static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
                                      const linalg::ContractionDimensions &dims) {
-  constexpr int64_t kLargeTile = 64, kSmallTile = 32, kMultiprocessors = 132;
+  constexpr int64_t kLargeTile = 64, kSmallTile = 32;
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return kSmallTile;
   int64_t blocks = 1;
@@ -158,10 +162,19 @@ static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
     init->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
 }
 
-/// The rows of a row-wise group (fuseRowwiseGroup) a block computes: one a
-/// warp of a block of 128 threads, as tfm-map-to-gpu splits each row of a
-/// reduction over a warp's lanes.
-static constexpr int64_t kRowsPerBlock = 4;
+/// The rows of a row-wise group (fuseRowwiseGroup) a block computes: 4
+/// (one a warp of a block of 128 threads, as tfm-map-to-gpu splits each row
+/// of a reduction over a warp's lanes), else 2, where that divides the
+/// innermost row loop (`inner` rows) and still gives each multiprocessor a
+/// block (`total` rows in all); else 1. Dividing, the group stays one
+/// kernel (split, it would be two); and a batch-1 ViT-B's 197 rows make
+/// 197 blocks rather than 50.
+static int64_t chooseRowsPerBlock(int64_t inner, int64_t total) {
+  for (int64_t rows : {4, 2})
+    if (inner % rows == 0 && total / rows >= kMultiprocessors)
+      return rows;
+  return 1;
+}
 
 /// The shared memory a row-wise group's block may take for the results of
 /// its members (they become block buffers): within the 48 KiB every
@@ -191,11 +204,11 @@ static std::optional<int64_t> getBytesPerRow(ArrayRef<Operation *> members,
 /// Tiles `root`, an op of parallel loops at the top level whose row-wise
 /// producers include a reduction (a LayerNorm's normalization, which reads
 /// the mean and the variance; a softmax's division by the sums), in blocks
-/// of kRowsPerBlock rows of its innermost row loop (and one of each outer
-/// one), and marks those producers (markRowwiseProducers) to be computed
+/// of chooseRowsPerBlock rows of its innermost row loop (and one of each
+/// outer one), and marks those producers (markRowwiseProducers) to be computed
 /// in its blocks: one kernel where a LayerNorm had five (two fills, two
 /// reductions and the normalization), each block's means and variances in
-/// shared memory. Fewer rows (one) a block where four rows of the group's
+/// shared memory. Fewer rows (one) a block where those rows of the group's
 /// results would take more than kRowwiseSharedBytes; nothing changes where
 /// one would, where the group has no reduction, an extent is dynamic, or
 /// the rows need more than a grid's three dimensions.
@@ -214,7 +227,12 @@ static void fuseRowwiseGroup(linalg::LinalgOp root) {
         root, LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
                                       {}, /*prefetch_distance=*/0));
   };
-  setRowsPerBlock(kRowsPerBlock);
+  ArrayRef<int64_t> ranges = root.getStaticLoopRanges();
+  int64_t totalRows = 1;
+  for (int64_t extent : ranges.drop_back())
+    totalRows *= extent;
+  int64_t rowsPerBlock = chooseRowsPerBlock(ranges[rows - 1], totalRows);
+  setRowsPerBlock(rowsPerBlock);
   // Products are tiled as blocks of rows and columns of their own.
   SmallVector<Operation *> group =
       markRowwiseProducers(root, [](linalg::LinalgOp producer) {
@@ -230,7 +248,7 @@ static void fuseRowwiseGroup(linalg::LinalgOp root) {
   // rows a block where they would not fit; none where one would not.
   std::optional<int64_t> bytesPerRow = getBytesPerRow(members, rows);
   if (reduces && bytesPerRow) {
-    if (kRowsPerBlock * *bytesPerRow <= kRowwiseSharedBytes)
+    if (rowsPerBlock * *bytesPerRow <= kRowwiseSharedBytes)
       return;
     if (*bytesPerRow <= kRowwiseSharedBytes) {
       setRowsPerBlock(1);

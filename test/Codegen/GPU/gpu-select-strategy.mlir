@@ -246,9 +246,10 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
 // -----
 
 // A LayerNorm's normalization takes the row-wise ops it reads into blocks of
-// 4 rows (one a warp of 128 threads): the mean and the variance and the
-// fills of their accumulators. Tiled, one forall over the rows (here 12 in
-// 3 blocks) computes the group; no op is left outside it.
+// 4 rows (one a warp of 128 threads; 1024 rows make 256 blocks, at least
+// one for each of an H100's 132 multiprocessors): the mean and the variance
+// and the fills of their accumulators. Tiled, one forall over the rows
+// computes the group; no op is left outside it.
 
 // CHECK-LABEL: func.func @layer_norm(
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
@@ -257,7 +258,7 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
 //       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}tfm.fuse_into_consumer
 //       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[4, 0]]>
 // TILED-LABEL: func.func @layer_norm(
-//       TILED:   scf.forall (%[[R:.*]]) = (0) to (12) step (4)
+//       TILED:   scf.forall (%[[R:.*]]) = (0) to (1024) step (4)
 //       TILED:     linalg.fill
 //       TILED:     linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<4xf32>)
 //       TILED:     linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} outs(%{{.*}} : tensor<4xf32>)
@@ -267,31 +268,31 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
 //       TILED:   return
 #rows = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
-func.func @layer_norm(%x: tensor<12x64xf32>) -> tensor<12x64xf32> {
+func.func @layer_norm(%x: tensor<1024x64xf32>) -> tensor<1024x64xf32> {
   %zero = arith.constant 0.0 : f32
   %n = arith.constant 64.0 : f32
   %eps = arith.constant 1.0e-5 : f32
-  %e = tensor.empty() : tensor<12xf32>
-  %z0 = linalg.fill ins(%zero : f32) outs(%e : tensor<12xf32>) -> tensor<12xf32>
+  %e = tensor.empty() : tensor<1024xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
   %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<12x64xf32>) outs(%z0 : tensor<12xf32>) {
+      ins(%x : tensor<1024x64xf32>) outs(%z0 : tensor<1024xf32>) {
   ^bb0(%v: f32, %acc: f32):
     %r = arith.addf %v, %acc : f32
     linalg.yield %r : f32
-  } -> tensor<12xf32>
-  %z1 = linalg.fill ins(%zero : f32) outs(%e : tensor<12xf32>) -> tensor<12xf32>
+  } -> tensor<1024xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
   %sq = linalg.generic {indexing_maps = [#rows, #row, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x, %sum : tensor<12x64xf32>, tensor<12xf32>) outs(%z1 : tensor<12xf32>) {
+      ins(%x, %sum : tensor<1024x64xf32>, tensor<1024xf32>) outs(%z1 : tensor<1024xf32>) {
   ^bb0(%v: f32, %s: f32, %acc: f32):
     %mean = arith.divf %s, %n : f32
     %d = arith.subf %v, %mean : f32
     %d2 = arith.mulf %d, %d : f32
     %r = arith.addf %d2, %acc : f32
     linalg.yield %r : f32
-  } -> tensor<12xf32>
-  %out = tensor.empty() : tensor<12x64xf32>
+  } -> tensor<1024xf32>
+  %out = tensor.empty() : tensor<1024x64xf32>
   %y = linalg.generic {indexing_maps = [#rows, #row, #row, #rows], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %sum, %sq : tensor<12x64xf32>, tensor<12xf32>, tensor<12xf32>) outs(%out : tensor<12x64xf32>) {
+      ins(%x, %sum, %sq : tensor<1024x64xf32>, tensor<1024xf32>, tensor<1024xf32>) outs(%out : tensor<1024x64xf32>) {
   ^bb0(%v: f32, %s: f32, %q: f32, %o: f32):
     %mean = arith.divf %s, %n : f32
     %var = arith.divf %q, %n : f32
@@ -300,9 +301,58 @@ func.func @layer_norm(%x: tensor<12x64xf32>) -> tensor<12x64xf32> {
     %d = arith.subf %v, %mean : f32
     %r = arith.mulf %d, %rs : f32
     linalg.yield %r : f32
-  } -> tensor<12x64xf32>
-  return %y : tensor<12x64xf32>
+  } -> tensor<1024x64xf32>
+  return %y : tensor<1024x64xf32>
 }
+
+
+// 197 rows (a batch-1 ViT-B's tokens): 4 rows a block would leave most
+// multiprocessors idle (50 blocks) and 4 does not divide them (two
+// kernels); one row a block, 197 blocks, one forall.
+
+// CHECK-LABEL: func.func @layer_norm_197(
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0]]>
+// TILED-LABEL: func.func @layer_norm_197(
+//       TILED:   scf.forall (%{{.*}}) in (197)
+//   TILED-NOT:   scf.forall (
+//       TILED:   return
+func.func @layer_norm_197(%x: tensor<197x64xf32>) -> tensor<197x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 64.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %e = tensor.empty() : tensor<197xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e : tensor<197xf32>) -> tensor<197xf32>
+  %sum = linalg.generic {indexing_maps = [#rows, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<197x64xf32>) outs(%z0 : tensor<197xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %r = arith.addf %v, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<197xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e : tensor<197xf32>) -> tensor<197xf32>
+  %sq = linalg.generic {indexing_maps = [#rows, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<197x64xf32>, tensor<197xf32>) outs(%z1 : tensor<197xf32>) {
+  ^bb0(%v: f32, %s: f32, %acc: f32):
+    %mean = arith.divf %s, %n : f32
+    %d = arith.subf %v, %mean : f32
+    %d2 = arith.mulf %d, %d : f32
+    %r = arith.addf %d2, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<197xf32>
+  %out = tensor.empty() : tensor<197x64xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #row, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %sq : tensor<197x64xf32>, tensor<197xf32>, tensor<197xf32>) outs(%out : tensor<197x64xf32>) {
+  ^bb0(%v: f32, %s: f32, %q: f32, %o: f32):
+    %mean = arith.divf %s, %n : f32
+    %var = arith.divf %q, %n : f32
+    %ve = arith.addf %var, %eps : f32
+    %rs = math.rsqrt %ve : f32
+    %d = arith.subf %v, %mean : f32
+    %r = arith.mulf %d, %rs : f32
+    linalg.yield %r : f32
+  } -> tensor<197x64xf32>
+  return %y : tensor<197x64xf32>
+}
+
 
 // -----
 
@@ -361,7 +411,8 @@ func.func @no_rowwise_group(%x: tensor<12x64xf32>, %d: tensor<?x64xf32>) -> (ten
 // -----
 
 // A softmax's block keeps its rows' exponentials in shared memory: four
-// rows of 4096 keys would take 64 KiB, so a block takes one row (16 KiB);
+// rows of 4096 keys (1024 rows: enough for 4 a block) would take 64 KiB,
+// so a block takes one row (16 KiB);
 // a row of 16384 keys (64 KiB) would not fit even alone, and the ops stay
 // unfused.
 
@@ -374,30 +425,30 @@ func.func @no_rowwise_group(%x: tensor<12x64xf32>, %d: tensor<?x64xf32>) -> (ten
 //       CHECK:   return
 #srows = affine_map<(d0, d1) -> (d0, d1)>
 #srow = affine_map<(d0, d1) -> (d0)>
-func.func @softmax_rows(%x: tensor<8x4096xf32>) -> tensor<8x4096xf32> {
+func.func @softmax_rows(%x: tensor<1024x4096xf32>) -> tensor<1024x4096xf32> {
   %zero = arith.constant 0.0 : f32
-  %out = tensor.empty() : tensor<8x4096xf32>
+  %out = tensor.empty() : tensor<1024x4096xf32>
   %ex = linalg.generic {indexing_maps = [#srows, #srows], iterator_types = ["parallel", "parallel"]}
-      ins(%x : tensor<8x4096xf32>) outs(%out : tensor<8x4096xf32>) {
+      ins(%x : tensor<1024x4096xf32>) outs(%out : tensor<1024x4096xf32>) {
   ^bb0(%v: f32, %o: f32):
     %r = math.exp %v : f32
     linalg.yield %r : f32
-  } -> tensor<8x4096xf32>
-  %e = tensor.empty() : tensor<8xf32>
-  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  } -> tensor<1024x4096xf32>
+  %e = tensor.empty() : tensor<1024xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1024xf32>) -> tensor<1024xf32>
   %sum = linalg.generic {indexing_maps = [#srows, #srow], iterator_types = ["parallel", "reduction"]}
-      ins(%ex : tensor<8x4096xf32>) outs(%z : tensor<8xf32>) {
+      ins(%ex : tensor<1024x4096xf32>) outs(%z : tensor<1024xf32>) {
   ^bb0(%v: f32, %acc: f32):
     %r = arith.addf %v, %acc : f32
     linalg.yield %r : f32
-  } -> tensor<8xf32>
+  } -> tensor<1024xf32>
   %y = linalg.generic {indexing_maps = [#srows, #srow, #srows], iterator_types = ["parallel", "parallel"]}
-      ins(%ex, %sum : tensor<8x4096xf32>, tensor<8xf32>) outs(%out : tensor<8x4096xf32>) {
+      ins(%ex, %sum : tensor<1024x4096xf32>, tensor<1024xf32>) outs(%out : tensor<1024x4096xf32>) {
   ^bb0(%v: f32, %s: f32, %o: f32):
     %r = arith.divf %v, %s : f32
     linalg.yield %r : f32
-  } -> tensor<8x4096xf32>
-  return %y : tensor<8x4096xf32>
+  } -> tensor<1024x4096xf32>
+  return %y : tensor<1024x4096xf32>
 }
 func.func @softmax_rows_too_long(%x: tensor<2x16384xf32>) -> tensor<2x16384xf32> {
   %zero = arith.constant 0.0 : f32

@@ -319,12 +319,14 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
     - An op of parallel loops at the top level that reads the results of
       row reductions row by row (a LayerNorm's normalization, a softmax's
       division by its sums), with static extents: blocks of 4 rows (one a
-      warp of 128 threads; one of each outer row loop), and the ops it
-      reads row by row (the reductions, the fills of their accumulators,
-      and what they read row by row that nothing else reads) marked
+      warp of 128 threads) where 4 divides its innermost row loop and
+      leaves a block for each of an H100's 132 multiprocessors, else of 2,
+      else of 1 (and one of each outer row loop), and the ops it reads row
+      by row (the reductions, the fills of their accumulators, and what
+      they read row by row that nothing else reads) marked
       `tfm.fuse_into_consumer`: one kernel where a LayerNorm had five,
       its means and variances in shared memory. A block takes one row
-      where four rows of the fused ops' results would take more than 32
+      where its rows of the fused ops' results would take more than 32
       KiB of shared memory (a softmax's exponentials of 4096 keys), and
       nothing is fused where one row would.
 
