@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Codegen/Common/Transposes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -156,64 +157,6 @@ struct FoldIntoTranspose : OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
-/// A transpose that keeps the order of its dimensions other than those of
-/// size 1 (PyTorch's [S, 1, D] <-> [1, S, D] around nn.MultiheadAttention)
-/// moves no element: a collapse_shape dropping the unit dimensions and an
-/// expand_shape to the result, both free, instead of a copy that keeps the
-/// elementwise ops on either side apart.
-struct UnitDimTransposeToReshape : OpRewritePattern<linalg::TransposeOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
-                                PatternRewriter &rewriter) const override {
-    Value input = op.getInput();
-    auto inType = cast<RankedTensorType>(input.getType());
-    auto outType = cast<RankedTensorType>(op->getResult(0).getType());
-    auto isUnit = [&](int64_t d) { return inType.getDimSize(d) == 1; };
-    // Each kept dimension, with the unit ones before it (and the trailing
-    // ones after the last), in the order the input and the result hold
-    // them.
-    auto groupsOf = [&](ArrayRef<int64_t> order)
-        -> std::optional<SmallVector<ReassociationIndices>> {
-      SmallVector<ReassociationIndices> groups;
-      ReassociationIndices group;
-      int64_t previous = -1;
-      for (auto [position, d] : llvm::enumerate(order)) {
-        group.push_back(position);
-        if (isUnit(d))
-          continue;
-        if (d < previous)
-          return std::nullopt;
-        previous = d;
-        groups.push_back(std::move(group));
-        group.clear();
-      }
-      if (groups.empty())
-        return std::nullopt;
-      llvm::append_range(groups.back(), group);
-      return groups;
-    };
-    SmallVector<int64_t> identity =
-        llvm::to_vector(llvm::seq<int64_t>(0, inType.getRank()));
-    std::optional<SmallVector<ReassociationIndices>> inGroups =
-        groupsOf(identity);
-    std::optional<SmallVector<ReassociationIndices>> outGroups =
-        groupsOf(op.getPermutation());
-    if (!inGroups || !outGroups)
-      return rewriter.notifyMatchFailure(op, "moves a dimension of size > 1");
-    Location loc = op.getLoc();
-    Value kept =
-        tensor::CollapseShapeOp::create(rewriter, loc, input, *inGroups);
-    SmallVector<OpFoldResult> outSizes =
-        llvm::map_to_vector(op.getPermutation(), [&](int64_t d) {
-          return tensor::getMixedSize(rewriter, loc, input, d);
-        });
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, outType, kept,
-                                                       *outGroups, outSizes);
-    return success();
-  }
-};
-
 struct TfmFoldReshapesIntoTransposesPass
     : tfm::impl::TfmFoldReshapesIntoTransposesBase<
           TfmFoldReshapesIntoTransposesPass> {
@@ -221,7 +164,8 @@ struct TfmFoldReshapesIntoTransposesPass
 
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldIntoTranspose, UnitDimTransposeToReshape>(&getContext());
+    patterns.add<FoldIntoTranspose>(&getContext());
+    populateUnitDimTransposeToReshapePatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

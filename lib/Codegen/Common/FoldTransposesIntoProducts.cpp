@@ -15,11 +15,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "tfm/Codegen/Common/Passes.h"
+#include "tfm/Codegen/Common/Transposes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -135,48 +135,10 @@ struct SliceBeforeTranspose : OpRewritePattern<tensor::ExtractSliceOp> {
     if (!transpose || !transpose.hasPureTensorSemantics() ||
         !leadsToProducts(slice))
       return rewriter.notifyMatchFailure(slice, "no transpose to a product");
-    ArrayRef<int64_t> perm = transpose.getPermutation();
-    int64_t rank = perm.size();
-    SmallVector<OpFoldResult> offsets(rank), sizes(rank), strides(rank);
-    SmallVector<OpFoldResult> mixedOffsets = slice.getMixedOffsets();
-    SmallVector<OpFoldResult> mixedSizes = slice.getMixedSizes();
-    SmallVector<OpFoldResult> mixedStrides = slice.getMixedStrides();
-    llvm::SmallBitVector dropped = slice.getDroppedDims();
-    llvm::SmallBitVector droppedInput(rank);
-    for (auto [d, source] : llvm::enumerate(perm)) {
-      offsets[source] = mixedOffsets[d];
-      sizes[source] = mixedSizes[d];
-      strides[source] = mixedStrides[d];
-      if (dropped.test(d))
-        droppedInput.set(source);
-    }
-    // The input's slice, its kept dimensions renumbered.
-    SmallVector<int64_t> shape, position(rank, -1);
-    for (int64_t j = 0; j < rank; ++j) {
-      if (droppedInput.test(j))
-        continue;
-      position[j] = shape.size();
-      std::optional<int64_t> size = getConstantIntValue(sizes[j]);
-      shape.push_back(size ? *size : ShapedType::kDynamic);
-    }
-    Type element = slice.getType().getElementType();
-    Location loc = slice.getLoc();
-    Value inputSlice = tensor::ExtractSliceOp::create(
-        rewriter, loc, RankedTensorType::get(shape, element),
-        transpose.getInput(), offsets, sizes, strides);
-    SmallVector<int64_t> keptPerm;
-    SmallVector<OpFoldResult> initSizes;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (dropped.test(d))
-        continue;
-      keptPerm.push_back(position[perm[d]]);
-      initSizes.push_back(mixedSizes[d]);
-    }
-    Value init = tensor::EmptyOp::create(rewriter, loc, initSizes, element);
-    rewriter.replaceOp(slice, linalg::TransposeOp::create(rewriter, loc,
-                                                          inputSlice, init,
-                                                          keptPerm)
-                                  ->getResult(0));
+    TransposedSlice transposed = getTransposedSlice(slice, transpose);
+    rewriter.replaceOp(
+        slice, createTransposedSlice(rewriter, slice, transpose, transposed)
+                   ->getResult(0));
     return success();
   }
 };

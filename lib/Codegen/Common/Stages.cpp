@@ -36,6 +36,9 @@ void tfm::buildTfmToLinalgStage(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTfmFuseElementwise());
   pm.addPass(createCanonicalizerPass());
+  // Heads split and merged around attention: its tiles read and write
+  // the untransposed tensors.
+  pm.addPass(createTfmFoldTransposesIntoTiles());
   // Transposes sliced by the tiles (flash attention's keys) reach the
   // tiled products.
   if (foldTransposes) {

@@ -116,6 +116,32 @@ def TfmFoldTransposesIntoProducts
   }];
 }
 
+def TfmFoldTransposesIntoTiles : Pass<"tfm-fold-transposes-into-tiles"> {
+  let summary = "Read and write tiles of a transposed tensor in place";
+  let description = [{
+    Tile loops that read a transposed tensor one tile at a time (a
+    `tensor.extract_slice` of a `linalg.transpose`'s result), or build one
+    that is then transposed (an `scf.forall` from an empty tensor, whose
+    only reader is a `linalg.transpose`), where each tile's own transpose
+    moves only dimensions of size 1, read or write the untransposed
+    tensor's tile instead: the tile's transpose is a reshape, and the
+    transpose over the whole tensor goes. A slice that only such tiles
+    read (the rows that a loop of whole tiles covers) takes the transpose
+    down to its tiles. Only a tile that one iteration of its `scf.forall`
+    reads is read in place: one that several iterations read again (a
+    head's keys and values, read by each of its query tiles) is read
+    faster from the compact copy than at the untransposed tensor's stride.
+    An elementwise `linalg.generic` whose result only a transpose reads
+    (and that does not read its initial value) writes the transposed
+    result through a permuted output map instead.
+
+    Multi-head attention splits `[S, H, D]` into heads as `[H, S, D]` and
+    merges its result back: each of its query tiles is `[1, Sq, D]` of one
+    head, which is `[Sq, 1, D]` of `[S, H, D]`, read and written at
+    a row stride of `H x D`. Runs after tiling, on every target.
+  }];
+}
+
 def TfmFoldReshapesIntoTransposes
     : Pass<"tfm-fold-reshapes-into-transposes"> {
   let summary = "Transpose a split into heads before merging its dimensions";
