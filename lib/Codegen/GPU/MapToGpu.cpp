@@ -373,6 +373,11 @@ private:
   std::optional<RowReductionLoop> getLaneSplit(scf::ParallelOp loop) const;
   void emitLaneIteration(OpBuilder &b, const RowReductionLoop &reduction,
                          const IterationSpace &space, Value linear) const;
+  Value getIterations(OpBuilder &b, Location loc, const IterationSpace &space,
+                      const std::optional<RowReductionLoop> &split) const;
+  void emitIteration(OpBuilder &b, scf::ParallelOp loop,
+                     const std::optional<RowReductionLoop> &split,
+                     const IterationSpace &space, Value linear) const;
   void mapSequentialOp(Operation *op);
   LogicalResult mapBlockLoop(scf::ForallOp forall);
   LogicalResult distributeOverThreads(Block &block, gpu::LaunchOp launch);
@@ -701,6 +706,37 @@ void TfmMapToGpuPass::emitLaneIteration(OpBuilder &b,
                        store);
 }
 
+/// The iterations that run `space`: one a point, or, for a row reduction
+/// split over lanes on the GPU, one a lane, rounded up to whole warps.
+Value TfmMapToGpuPass::getIterations(
+    OpBuilder &b, Location loc, const IterationSpace &space,
+    const std::optional<RowReductionLoop> &split) const {
+  if (!split || blockSize == 1)
+    return space.total;
+  Value lanes = arith::MulIOp::create(b, loc, space.total,
+                                      constantIndex(b, loc, split->lanes));
+  Value warp = constantIndex(b, loc, 32);
+  return arith::MulIOp::create(
+      b, loc, arith::CeilDivUIOp::create(b, loc, lanes, warp), warp);
+}
+
+/// Iteration `linear` (of getIterations) of `loop`, whose points are
+/// `space`: the body at its point; for a row reduction split over lanes,
+/// the lane's iteration (emitLaneIteration), or, in the emulation, all
+/// lanes of the row one after another.
+void TfmMapToGpuPass::emitIteration(
+    OpBuilder &b, scf::ParallelOp loop,
+    const std::optional<RowReductionLoop> &split, const IterationSpace &space,
+    Value linear) const {
+  if (split && blockSize != 1)
+    return emitLaneIteration(b, *split, space, linear);
+  SmallVector<Value> ivs = delinearize(b, linear.getLoc(), space, linear);
+  if (split)
+    emitEmulatedRowReduction(b, *split, ivs);
+  else
+    cloneLoopBody(b, loop, ivs);
+}
+
 /// One thread per iteration, `blockSize` threads per block; a row
 /// reduction's rows split over lanes (RowReduction.h).
 void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
@@ -710,31 +746,22 @@ void TfmMapToGpuPass::mapParallelLoop(scf::ParallelOp loop) {
       b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
   std::optional<RowReductionLoop> split = getLaneSplit(loop);
   Value threads = constantIndex(b, loc, blockSize);
-  Value iterations = space.total;
-  if (split && blockSize != 1)
-    iterations = arith::MulIOp::create(b, loc, space.total,
-                                       constantIndex(b, loc, split->lanes));
+  Value iterations = getIterations(b, loc, space, split);
   Value blocks = arith::CeilDivUIOp::create(b, loc, iterations, threads);
   gpu::LaunchOp launch = createLaunch(b, loc, {blocks}, threads);
 
   Value block = launch.getBlockIds().x, thread = launch.getThreadIds().x;
   Value linear = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, block, threads), thread);
-  if (split && blockSize != 1) {
-    // Every thread of the blocks: whole warps.
-    emitLaneIteration(b, *split, space, linear);
-    loop.erase();
-    return;
+  // Lanes of split rows: every thread of the blocks (whole warps), past the
+  // last row too (emitLaneIteration); other iterations: those in bounds.
+  if (!split || blockSize == 1) {
+    Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           linear, space.total);
+    auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
+    b.setInsertionPointToStart(&guard.getThenRegion().front());
   }
-  Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                         linear, space.total);
-  auto guard = scf::IfOp::create(b, loc, inBounds, /*withElse=*/false);
-  b.setInsertionPointToStart(&guard.getThenRegion().front());
-  SmallVector<Value> ivs = delinearize(b, loc, space, linear);
-  if (split)
-    emitEmulatedRowReduction(b, *split, ivs);
-  else
-    cloneLoopBody(b, loop, ivs);
+  emitIteration(b, loop, split, space, linear);
   loop.erase();
 }
 
@@ -915,24 +942,11 @@ LogicalResult TfmMapToGpuPass::distributeOverThreads(Block &block,
       IterationSpace space = getIterationSpace(
           b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
       std::optional<RowReductionLoop> split = getLaneSplit(loop);
-      Value iterations = space.total;
-      if (split && blockSize != 1) {
-        Value lanes = arith::MulIOp::create(
-            b, loc, space.total, constantIndex(b, loc, split->lanes));
-        Value warp = constantIndex(b, loc, 32);
-        iterations = arith::MulIOp::create(
-            b, loc, arith::CeilDivUIOp::create(b, loc, lanes, warp), warp);
-      }
+      Value iterations = getIterations(b, loc, space, split);
       auto strided = scf::ForOp::create(b, loc, thread, iterations,
                                         constantIndex(b, loc, blockSize));
       b.setInsertionPointToStart(strided.getBody());
-      Value linear = strided.getInductionVar();
-      if (split && blockSize != 1)
-        emitLaneIteration(b, *split, space, linear);
-      else if (split)
-        emitEmulatedRowReduction(b, *split, delinearize(b, loc, space, linear));
-      else
-        cloneLoopBody(b, loop, delinearize(b, loc, space, linear));
+      emitIteration(b, loop, split, space, strided.getInductionVar());
       loop.erase();
       barrierAround(b, strided, loc);
       continue;

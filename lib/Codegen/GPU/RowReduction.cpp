@@ -194,14 +194,22 @@ static SmallVector<Value> withInitialValues(OpBuilder &b,
   return results;
 }
 
+/// The row at induction variables `ivs`: its body's ops before the
+/// reduction loop, cloned; returns the mapping of the loop's body to them.
+static IRMapping startRow(OpBuilder &b, const RowReductionLoop &reduction,
+                          ValueRange ivs) {
+  scf::ParallelOp loop = reduction.loop;
+  IRMapping mapping;
+  mapping.map(loop.getInductionVars(), ivs);
+  cloneBeforeReduction(b, reduction, mapping);
+  return mapping;
+}
+
 void mlir::tfm::emitRowReductionLane(OpBuilder &b,
                                      const RowReductionLoop &reduction,
                                      ValueRange ivs, Value lane, Value store) {
-  scf::ForOp loop = reduction.reduction;
-  Location loc = loop.getLoc();
-  IRMapping mapping;
-  mapping.map(reduction.loop->getRegion(0).getArguments(), ivs);
-  cloneBeforeReduction(b, reduction, mapping);
+  Location loc = reduction.reduction->getLoc();
+  IRMapping mapping = startRow(b, reduction, ivs);
   SmallVector<Value> values = emitLanePartial(b, reduction, mapping, lane);
   // The butterfly: after the step of offset o, each lane holds the
   // combination of its group of 2o lanes; after the last, of all `lanes`.
@@ -229,9 +237,7 @@ void mlir::tfm::emitEmulatedRowReduction(OpBuilder &b,
                                          ValueRange ivs) {
   scf::ForOp loop = reduction.reduction;
   Location loc = loop.getLoc();
-  IRMapping mapping;
-  mapping.map(reduction.loop->getRegion(0).getArguments(), ivs);
-  cloneBeforeReduction(b, reduction, mapping);
+  IRMapping mapping = startRow(b, reduction, ivs);
   // Each lane's partial in a buffer of the lanes.
   SmallVector<Value> partials;
   for (Value result : loop.getResults())
