@@ -1,7 +1,8 @@
 //===- FuseElementwise.cpp - Elementwise fusion that spares matmuls -------===//
 //
 // Implements `tfm-fuse-elementwise`: upstream's elementwise fusion and
-// reshape propagation, except that nothing is fused into a contraction.
+// reshape propagation, except that nothing is fused into a contraction or
+// into an op that reads it broadcast.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +31,16 @@ bool isContractionOperand(OpOperand *operand) {
   return consumer && linalg::isaContractionOpInterface(consumer);
 }
 
+/// True if `operand`'s consumer reads it broadcast (its indexing map is not
+/// a permutation: a row's statistic read by each element of the row), which
+/// would recompute a fused producer once per element it is broadcast to
+/// (a LayerNorm's `1 / sqrt(var + eps)`, a square root and a division for
+/// each element instead of each row).
+bool isBroadcastOperand(OpOperand *operand) {
+  auto consumer = dyn_cast<linalg::LinalgOp>(operand->getOwner());
+  return consumer && !consumer.getMatchingIndexingMap(operand).isPermutation();
+}
+
 struct TfmFuseElementwisePass
     : tfm::impl::TfmFuseElementwiseBase<TfmFuseElementwisePass> {
   void runOnOperation() override {
@@ -38,7 +49,7 @@ struct TfmFuseElementwisePass
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() &&
-             !isContractionOperand(fused);
+             !isContractionOperand(fused) && !isBroadcastOperand(fused);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);

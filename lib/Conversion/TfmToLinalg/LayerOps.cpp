@@ -213,9 +213,43 @@ Value createRowReduction(
   return generic.getResult(0);
 }
 
+/// A per-row statistic from others (f32 tensors of the same leading
+/// dimensions): `body(stats...)` for each row. The statistics are computed
+/// once a row, not once an element of it: the normalization that reads
+/// them then multiplies by a row's reciprocal where it would divide.
+Value createRowStatistic(
+    OpBuilder &b, Location loc, ValueRange stats,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  auto type = cast<RankedTensorType>(stats.front().getType());
+  auto identity =
+      AffineMap::getMultiDimIdentityMap(type.getRank(), b.getContext());
+  SmallVector<AffineMap> maps(stats.size() + 1, identity);
+  Value init = createEmptyLike(b, loc, type, stats.front());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, stats, ValueRange{init}, maps,
+      parallelIterators(type.getRank()),
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// `1 / sqrt(sumOfSquares / count + epsilon)` for each row.
+Value createReciprocalRoot(OpBuilder &b, Location loc, Value sumOfSquares,
+                           Value count, Value epsilon) {
+  return createRowStatistic(
+      b, loc, sumOfSquares, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value mean = arith::DivFOp::create(nb, l, args[0], count);
+        Value root = math::SqrtOp::create(
+            nb, l, arith::AddFOp::create(nb, l, mean, epsilon));
+        Value one = createF32Constant(nb, l, 1.0);
+        return arith::DivFOp::create(nb, l, one, root).getResult();
+      });
+}
+
 /// Two reductions over the last dimension, `sum(x)` and
-/// `sum((x - mean)²)`, then one elementwise
-/// `(x - mean) / sqrt(var + eps) * gamma + beta`, all in f32.
+/// `sum((x - mean)²)`, the row's mean and `rstd = 1 / sqrt(var + eps)`,
+/// then one elementwise `(x - mean) * rstd * gamma + beta`, all in f32.
 struct LowerLayerNorm : OpConversionPattern<LayerNormOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -233,35 +267,35 @@ struct LowerLayerNorm : OpConversionPattern<LayerNormOp> {
     Value sum = createRowReduction(
         rewriter, loc, input, {},
         [](OpBuilder &, Location, Value x, ValueRange) { return x; });
+    Value mean = createRowStatistic(
+        rewriter, loc, sum, [&](OpBuilder &b, Location l, ValueRange args) {
+          return arith::DivFOp::create(b, l, args[0], count).getResult();
+        });
     Value sqSum = createRowReduction(
-        rewriter, loc, input, {sum},
+        rewriter, loc, input, {mean},
         [&](OpBuilder &b, Location l, Value x, ValueRange stats) {
-          Value mean = arith::DivFOp::create(b, l, stats[0], count);
-          Value centered = arith::SubFOp::create(b, l, x, mean);
+          Value centered = arith::SubFOp::create(b, l, x, stats[0]);
           return arith::MulFOp::create(b, l, centered, centered).getResult();
         });
+    Value epsilon =
+        createF32Constant(rewriter, loc, op.getEpsilon().convertToDouble());
+    Value rstd = createReciprocalRoot(rewriter, loc, sqSum, count, epsilon);
 
     auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto rowMap = getLeadingDimsMap(rank, rank - 1, ctx);
     auto featureMap = identity.getMinorSubMap(1);
-    Value epsilon =
-        createF32Constant(rewriter, loc, op.getEpsilon().convertToDouble());
     Value init = createEmptyLike(rewriter, loc, type, input);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type},
-        ValueRange{input, sum, sqSum, adaptor.getGamma(), adaptor.getBeta()},
+        ValueRange{input, mean, rstd, adaptor.getGamma(), adaptor.getBeta()},
         ValueRange{init},
         ArrayRef<AffineMap>{identity, rowMap, rowMap, featureMap, featureMap,
                             identity},
         parallelIterators(rank),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = convertFloat(b, l, args[0], f32);
-          Value mean = arith::DivFOp::create(b, l, args[1], count);
-          Value var = arith::DivFOp::create(b, l, args[2], count);
-          Value stddev = math::SqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, var, epsilon));
-          Value normed = arith::DivFOp::create(
-              b, l, arith::SubFOp::create(b, l, x, mean), stddev);
+          Value normed = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, x, args[1]), args[2]);
           Value scaled = arith::MulFOp::create(
               b, l, normed, convertFloat(b, l, args[3], f32));
           Value shifted = arith::AddFOp::create(
@@ -275,8 +309,9 @@ struct LowerLayerNorm : OpConversionPattern<LayerNormOp> {
   }
 };
 
-/// One reduction over the last dimension, `sum(x²)`, then one elementwise
-/// `x / sqrt(sum / D + eps) * gamma`, in f32.
+/// One reduction over the last dimension, `sum(x²)`, the row's
+/// `1 / sqrt(sum / D + eps)`, then one elementwise `x * that * gamma`, in
+/// f32.
 struct LowerRmsNorm : OpConversionPattern<RmsNormOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -296,24 +331,23 @@ struct LowerRmsNorm : OpConversionPattern<RmsNormOp> {
           return arith::MulFOp::create(b, l, x, x).getResult();
         });
 
+    Value epsilon =
+        createF32Constant(rewriter, loc, op.getEpsilon().convertToDouble());
+    Value rinv = createReciprocalRoot(rewriter, loc, sqSum, count, epsilon);
+
     auto identity = AffineMap::getMultiDimIdentityMap(rank, ctx);
     auto rowMap = getLeadingDimsMap(rank, rank - 1, ctx);
     auto featureMap = identity.getMinorSubMap(1);
-    Value epsilon =
-        createF32Constant(rewriter, loc, op.getEpsilon().convertToDouble());
     Value init = createEmptyLike(rewriter, loc, type, input);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type},
-        ValueRange{input, sqSum, adaptor.getGamma()}, ValueRange{init},
+        ValueRange{input, rinv, adaptor.getGamma()}, ValueRange{init},
         ArrayRef<AffineMap>{identity, rowMap, featureMap, identity},
         parallelIterators(rank),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = convertFloat(b, l, args[0], f32);
-          Value meanSquare = arith::DivFOp::create(b, l, args[1], count);
-          Value rms = math::SqrtOp::create(
-              b, l, arith::AddFOp::create(b, l, meanSquare, epsilon));
           Value scaled = arith::MulFOp::create(
-              b, l, arith::DivFOp::create(b, l, x, rms),
+              b, l, arith::MulFOp::create(b, l, x, args[1]),
               convertFloat(b, l, args[2], f32));
           linalg::YieldOp::create(
               b, l, convertFloat(b, l, scaled, type.getElementType()));

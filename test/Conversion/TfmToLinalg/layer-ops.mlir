@@ -178,12 +178,14 @@ func.func @linear_refined_result(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>)
 
 // -----
 
-// LayerNorm: a sum over the last dimension, a sum of squared deviations from
-// the mean, then (x - mean) / sqrt(var + eps) * gamma + beta. Statistics are
-// f32 for an f16 input.
+// LayerNorm: a sum over the last dimension, the mean, a sum of squared
+// deviations from it, rstd = 1 / sqrt(var + eps) (the statistics once a
+// row), then (x - mean) * rstd * gamma + beta. Statistics are f32 for an
+// f16 input.
 
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ROWS:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[FEAT:.*]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-LABEL: func.func @layer_norm_f16_dynamic
 // CHECK-SAME: (%[[X:.*]]: tensor<?x?x4xf16>, %[[G:.*]]: tensor<4xf16>, %[[BETA:.*]]: tensor<4xf16>)
@@ -193,19 +195,28 @@ func.func @linear_refined_result(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>)
 // CHECK-SAME: ins(%[[X]] : tensor<?x?x4xf16>) outs(%[[Z1]] : tensor<?x?xf32>)
 // CHECK: arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.addf
+// CHECK: %[[MEAN:.*]] = linalg.generic {indexing_maps = [#[[ROWS]], #[[ROWS]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[SUM]] : tensor<?x?xf32>)
+// CHECK: arith.divf %{{.*}}, %[[D]] : f32
 // CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "parallel", "reduction"]}
-// CHECK-SAME: ins(%[[X]], %[[SUM]] : tensor<?x?x4xf16>, tensor<?x?xf32>)
-// CHECK: %[[MEAN:.*]] = arith.divf %{{.*}}, %[[D]] : f32
-// CHECK: %[[DEV:.*]] = arith.subf %{{.*}}, %[[MEAN]] : f32
+// CHECK-SAME: ins(%[[X]], %[[MEAN]] : tensor<?x?x4xf16>, tensor<?x?xf32>)
+// CHECK: ^bb0(%{{.*}}: f16, %[[MEANIN:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[DEV:.*]] = arith.subf %{{.*}}, %[[MEANIN]] : f32
 // CHECK: arith.mulf %[[DEV]], %[[DEV]] : f32
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999997E-7 : f32
-// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[FEAT]], #[[FEAT]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[X]], %[[SUM]], %[[SQ]], %[[G]], %[[BETA]] :
-// CHECK-SAME: outs(%{{.*}} : tensor<?x?x4xf16>)
-// CHECK: ^bb0(%{{.*}}: f16, %{{.*}}: f32, %[[SQIN:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16, %{{.*}}: f16):
-// CHECK: %[[VAR:.*]] = arith.divf %[[SQIN]], %[[D]] : f32
+// CHECK: %[[RSTD:.*]] = linalg.generic {indexing_maps = [#[[ROWS]], #[[ROWS]]], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[SQ]] : tensor<?x?xf32>)
+// CHECK: %[[VAR:.*]] = arith.divf %{{.*}}, %[[D]] : f32
 // CHECK: %[[VE:.*]] = arith.addf %[[VAR]], %[[EPS]] : f32
-// CHECK: math.sqrt %[[VE]] : f32
+// CHECK: %[[ROOT:.*]] = math.sqrt %[[VE]] : f32
+// CHECK: arith.divf %{{.*}}, %[[ROOT]] : f32
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[ROW]], #[[FEAT]], #[[FEAT]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[BETA]] :
+// CHECK-SAME: outs(%{{.*}} : tensor<?x?x4xf16>)
+// CHECK: ^bb0(%{{.*}}: f16, %[[M:.*]]: f32, %[[R:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16, %{{.*}}: f16):
+// CHECK: %[[C:.*]] = arith.subf %{{.*}}, %[[M]] : f32
+// CHECK: arith.mulf %[[C]], %[[R]] : f32
+// CHECK-NOT: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @layer_norm_f16_dynamic(%x: tensor<?x?x4xf16>, %g: tensor<4xf16>,
                                   %b: tensor<4xf16>) -> tensor<?x?x4xf16> {
@@ -216,8 +227,8 @@ func.func @layer_norm_f16_dynamic(%x: tensor<?x?x4xf16>, %g: tensor<4xf16>,
 
 // -----
 
-// tfm.rms_norm: one reduction, sum(x²) in f32, then x / sqrt(sum / D + eps)
-// * gamma in one elementwise generic.
+// tfm.rms_norm: one reduction, sum(x²) in f32, the row's
+// 1 / sqrt(sum / D + eps), then x * that * gamma in one elementwise generic.
 
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
@@ -230,14 +241,16 @@ func.func @layer_norm_f16_dynamic(%x: tensor<?x?x4xf16>, %g: tensor<4xf16>,
 // CHECK: %[[XF:.*]] = arith.extf %{{.*}} : f16 to f32
 // CHECK: arith.mulf %[[XF]], %[[XF]] : f32
 // CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[FEAT]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
-// CHECK-SAME: ins(%[[X]], %[[SQ]], %[[G]] :
-// CHECK: ^bb0(%{{.*}}: f16, %[[SQIN:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16):
-// CHECK: %[[MS:.*]] = arith.divf %[[SQIN]], %[[D]] : f32
+// CHECK: %[[RINV:.*]] = linalg.generic {{.*}} ins(%[[SQ]] : tensor<?x?xf32>)
+// CHECK: %[[MS:.*]] = arith.divf %{{.*}}, %[[D]] : f32
 // CHECK: %[[ME:.*]] = arith.addf %[[MS]], %[[EPS]] : f32
 // CHECK: %[[RMS:.*]] = math.sqrt %[[ME]] : f32
 // CHECK: arith.divf %{{.*}}, %[[RMS]] : f32
-// CHECK: arith.mulf
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[FEAT]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[RINV]], %[[G]] :
+// CHECK: ^bb0(%{{.*}}: f16, %[[RIN:.*]]: f32, %{{.*}}: f16, %{{.*}}: f16):
+// CHECK: arith.mulf %{{.*}}, %[[RIN]] : f32
+// CHECK-NOT: arith.divf
 // CHECK: arith.truncf %{{.*}} : f32 to f16
 func.func @rms_norm_f16_dynamic(%x: tensor<?x?x8xf16>, %g: tensor<8xf16>) -> tensor<?x?x8xf16> {
   %y = tfm.rms_norm %x, %g {epsilon = 1.0e-05 : f64}
@@ -255,7 +268,10 @@ func.func @rms_norm_f16_dynamic(%x: tensor<?x?x8xf16>, %g: tensor<8xf16>) -> ten
 // CHECK: %[[NI:.*]] = arith.index_castui %[[N]] : index to i64
 // CHECK: %[[NF:.*]] = arith.uitofp %[[NI]] : i64 to f32
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
+// CHECK: arith.divf %{{.*}}, %[[NF]] : f32
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]
 // CHECK: arith.divf %{{.*}}, %[[NF]] : f32
 // CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]
 func.func @layer_norm_dynamic_features(%x: tensor<3x?xf32>, %g: tensor<?xf32>,
@@ -315,7 +331,9 @@ func.func @dropout(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 // CHECK-LABEL: func.func @layer_norm_vector
 // CHECK: linalg.generic {indexing_maps = [#[[V]], #[[S]]], iterator_types = ["reduction"]}
 // CHECK-SAME: outs(%{{.*}} : tensor<f32>)
+// CHECK: linalg.generic {{.*}} iterator_types = []} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
 // CHECK: linalg.generic {indexing_maps = [#[[V]], #[[S]], #[[S]]], iterator_types = ["reduction"]}
+// CHECK: linalg.generic {{.*}} iterator_types = []} ins(%{{.*}} : tensor<f32>) outs(%{{.*}} : tensor<f32>)
 // CHECK: linalg.generic {indexing_maps = [#[[V]], #[[S]], #[[S]], #[[V]], #[[V]], #[[V]]], iterator_types = ["parallel"]}
 func.func @layer_norm_vector(%x: tensor<?xf32>, %g: tensor<?xf32>,
                              %b: tensor<?xf32>) -> tensor<?xf32> {
