@@ -199,7 +199,8 @@ struct WriteTilesThroughTranspose : OpRewritePattern<linalg::TransposeOp> {
 /// A transpose of the result of an elementwise linalg.generic (all loops
 /// parallel, one result, read by the transpose alone, its initial value
 /// unread) is that generic writing the transpose's init through a permuted
-/// map: one pass over the tensor instead of two. (Attention whose rows a
+/// map: one pass over the tensor instead of two, where the permutation
+/// keeps the innermost dimension. (Attention whose rows a
 /// query tile does not divide is normalized after its loops, by such an
 /// op, before the heads are merged.)
 struct WriteElementwiseThroughTranspose
@@ -220,7 +221,13 @@ struct WriteElementwiseThroughTranspose
     OpOperand *init = generic.getDpsInitOperand(0);
     if (generic.payloadUsesValueFromOperand(init))
       return rewriter.notifyMatchFailure(transpose, "the init is read");
+    // The innermost dimension stays: the generic still writes whole rows,
+    // where a transpose of it is the transpose pass's business (blocks of
+    // vectors shuffled in registers).
     ArrayRef<int64_t> perm = transpose.getPermutation();
+    if (perm.empty() || perm.back() != static_cast<int64_t>(perm.size()) - 1)
+      return rewriter.notifyMatchFailure(transpose,
+                                         "moves the innermost dimension");
     AffineMap map = generic.getMatchingIndexingMap(init);
     SmallVector<AffineExpr> results =
         llvm::map_to_vector(perm, [&](int64_t d) { return map.getResult(d); });

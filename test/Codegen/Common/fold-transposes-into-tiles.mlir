@@ -147,8 +147,9 @@ func.func @read_split(%x: tensor<197x12x64xf32>, %init: tensor<12x192x64xf32>) -
 
 // An elementwise op (attention's normalization after split loops) whose
 // result only the heads' merge reads writes [S, H, D] itself, through its
-// output map. One whose output value is read (an accumulation) keeps its
-// transpose.
+// output map. One whose output value is read (an accumulation), and one
+// whose transpose moves the innermost dimension (a transpose kernel's
+// work), keep their transposes.
 // CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[T:.*]] = affine_map<(d0, d1, d2) -> (d1, d0, d2)>
@@ -157,8 +158,10 @@ func.func @read_split(%x: tensor<197x12x64xf32>, %init: tensor<12x192x64xf32>) -
 // CHECK: %[[N:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[ROW]], #[[T]]], {{.*}} outs(%[[E]] : tensor<197x12x64xf32>)
 // CHECK: %[[A:.*]] = linalg.generic
 // CHECK: %[[AT:.*]] = linalg.transpose ins(%[[A]]
-// CHECK: return %[[N]], %[[AT]]
-func.func @write_elementwise(%o: tensor<12x197x64xf32>, %sum: tensor<12x197xf32>, %acc: tensor<12x197x64xf32>) -> (tensor<197x12x64xf32>, tensor<197x12x64xf32>) {
+// CHECK: %[[E:.*]] = linalg.generic
+// CHECK: %[[ET:.*]] = linalg.transpose ins(%[[E]] : tensor<12x197x64xf32>) outs(%{{.*}} : tensor<12x64x197xf32>)
+// CHECK: return %[[N]], %[[AT]], %[[ET]]
+func.func @write_elementwise(%o: tensor<12x197x64xf32>, %sum: tensor<12x197xf32>, %acc: tensor<12x197x64xf32>) -> (tensor<197x12x64xf32>, tensor<197x12x64xf32>, tensor<12x64x197xf32>) {
   %e = tensor.empty() : tensor<12x197x64xf32>
   %n = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%o, %sum : tensor<12x197x64xf32>, tensor<12x197xf32>) outs(%e : tensor<12x197x64xf32>) {
   ^bb0(%in: f32, %s: f32, %out: f32):
@@ -173,5 +176,13 @@ func.func @write_elementwise(%o: tensor<12x197x64xf32>, %sum: tensor<12x197xf32>
     linalg.yield %d : f32
   } -> tensor<12x197x64xf32>
   %at = linalg.transpose ins(%a : tensor<12x197x64xf32>) outs(%et : tensor<197x12x64xf32>) permutation = [1, 0, 2]
-  return %nt, %at : tensor<197x12x64xf32>, tensor<197x12x64xf32>
+  %ee = tensor.empty() : tensor<12x197x64xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%o : tensor<12x197x64xf32>) outs(%ee : tensor<12x197x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    linalg.yield %x : f32
+  } -> tensor<12x197x64xf32>
+  %ek = tensor.empty() : tensor<12x64x197xf32>
+  %kt = linalg.transpose ins(%ex : tensor<12x197x64xf32>) outs(%ek : tensor<12x64x197xf32>) permutation = [0, 2, 1]
+  return %nt, %at, %kt : tensor<197x12x64xf32>, tensor<197x12x64xf32>, tensor<12x64x197xf32>
 }
