@@ -73,3 +73,35 @@ func.func @two_users(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) 
   } -> tensor<4x8xf32>
   return %1, %2 : tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// A row's statistic read broadcast by each element of the row (LayerNorm's
+// 1 / sqrt(var + eps)) is not fused into its reader, which would compute
+// it once an element instead of once a row.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#vec = affine_map<(d0) -> (d0)>
+
+// CHECK-LABEL: func.func @row_statistic
+//       CHECK:   %[[R:.*]] = linalg.generic
+//       CHECK:     math.sqrt
+//       CHECK:   linalg.generic {{.*}} ins(%{{.*}}, %[[R]] : tensor<4x8xf32>, tensor<4xf32>)
+//   CHECK-NOT:     math.sqrt
+//       CHECK:     arith.mulf
+func.func @row_statistic(%x: tensor<4x8xf32>, %var: tensor<4xf32>) -> tensor<4x8xf32> {
+  %er = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#vec, #vec], iterator_types = ["parallel"]} ins(%var : tensor<4xf32>) outs(%er : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.sqrt %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %r : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
