@@ -62,15 +62,30 @@ bool isEpilogue(linalg::GenericOp op) {
 struct TfmDropUnitDimsPass
     : tfm::impl::TfmDropUnitDimsBase<TfmDropUnitDimsPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> contractions;
-    getOperation()->walk([&](linalg::GenericOp op) {
-      if (isa<func::FuncOp>(op->getParentOp()) &&
-          op.hasPureTensorSemantics() &&
-          (linalg::isaContractionOpInterface(op) || isEpilogue(op)) &&
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (isa<func::FuncOp>(op->getParentOp()) && op.hasPureTensorSemantics() &&
+          (linalg::isaContractionOpInterface(op) ||
+           (generic && isEpilogue(generic))) &&
           llvm::is_contained(op.getStaticLoopRanges(), 1))
         contractions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
+    // A named contraction (a batch_matmul of one batch) as the generic op
+    // it stands for, whose unit loops can go.
+    SmallVector<linalg::GenericOp> generics;
+    for (linalg::LinalgOp op : contractions) {
+      if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+        generics.push_back(generic);
+        continue;
+      }
+      rewriter.setInsertionPoint(op);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, op);
+      if (succeeded(generic))
+        generics.push_back(*generic);
+    }
     linalg::ControlDropUnitDims options;
     // Every unit loop but the last row (and the last column) of a
     // contraction whose rows (columns) are all unit: a [1, 1, K] x [K, N]
@@ -98,7 +113,7 @@ struct TfmDropUnitDimsPass
           drop.push_back(d);
       return drop;
     };
-    for (linalg::GenericOp op : contractions) {
+    for (linalg::GenericOp op : generics) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::DropUnitDimsResult> result =
           linalg::dropUnitDims(rewriter, op, options);

@@ -20,6 +20,22 @@ func.func @projection(%x: tensor<16x768xf32>, %w: tensor<768x1x64xf32>, %y: tens
 
 // -----
 
+// A named contraction with a unit loop (a batch_matmul of one batch, as
+// tfm.batch_matmul lowers) is generalized and loses it: a plain matmul,
+// whose right operand tfm-cpu-pack-panels can pack.
+
+// CHECK-LABEL: func.func @named_batch_of_one(
+//       CHECK:   %[[A:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x100x300xf32> into tensor<100x300xf32>
+//       CHECK:   %[[B:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x300x256xf32> into tensor<300x256xf32>
+//       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[A]], %[[B]] : tensor<100x300xf32>, tensor<300x256xf32>) outs(%{{.*}} : tensor<100x256xf32>)
+//   CHECK-NOT:   linalg.batch_matmul
+func.func @named_batch_of_one(%a: tensor<1x100x300xf32>, %b: tensor<1x300x256xf32>, %c: tensor<1x100x256xf32>) -> tensor<1x100x256xf32> {
+  %0 = linalg.batch_matmul ins(%a, %b : tensor<1x100x300xf32>, tensor<1x300x256xf32>) outs(%c : tensor<1x100x256xf32>) -> tensor<1x100x256xf32>
+  return %0 : tensor<1x100x256xf32>
+}
+
+// -----
+
 // Elementwise ops, and contractions inside a tile loop, keep their unit
 // dimensions.
 

@@ -452,9 +452,10 @@ def TfmDropUnitDims : Pass<"tfm-drop-unit-dims"> {
     into the products) is rewritten without them, with upstream's
     `linalg::dropUnitDims`: its operands are collapsed, its result expanded
     back. Otherwise a unit dimension counts as one of the product's rows or
-    columns and hides the real ones from the micro-kernel. Contractions
-    inside tiles are left alone: their loop-carried tiles must keep their
-    types.
+    columns and hides the real ones from the micro-kernel. A named
+    contraction (a `linalg.batch_matmul` of one batch, as
+    `tfm.batch_matmul` lowers) is generalized first. Contractions inside
+    tiles are left alone: their loop-carried tiles must keep their types.
 
     The elementwise ops of a product's epilogue (the one that computes its
     accumulator, the one that reads its result, reshapes between them and
