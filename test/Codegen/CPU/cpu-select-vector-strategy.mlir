@@ -1058,3 +1058,99 @@ func.func @row_blocks(%x: tensor<4x32x64xf32>, %m: tensor<4x32xf32>,
   }
   return %0, %1 : tensor<4x32xf32>, tensor<4x24xf32>
 }
+
+// -----
+
+// A product with cache blocks whose right operand tfm-cpu-pack-panels packs
+// at run time (a transpose into panels of 32 columns) takes the pack and
+// the fill of its accumulator into its parallel tiles: each tile of 2
+// panels reads only its own panels and columns of them, so it packs them
+// (into a tensor of its own) and zeroes them right before its cache blocks,
+// rather than two passes over the whole before the product. Without cache
+// blocks the fill goes to the register tiles (markEpilogue) and the pack
+// stays a pass of its own; so does a pack that two products read.
+
+#lhs = affine_map<(m, nb, nr, k) -> (m, k)>
+#rhs = affine_map<(m, nb, nr, k) -> (nb, k, nr)>
+#out = affine_map<(m, nb, nr, k) -> (m, nb, nr)>
+
+// CHECK-LABEL: func.func @runtime_packing(
+//       CHECK:   linalg.transpose {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.generic {{.*}}tile_sizes = {{\[}}[0, 2, 0, 0], [120, 0, 0, 512]
+// AVX2-LABEL: func.func @runtime_packing(
+//       AVX2:   linalg.transpose {{.*}}tfm.fuse_into_consumer
+//       AVX2:   linalg.fill {{.*}}tfm.fuse_into_consumer
+// TILED-LABEL: func.func @runtime_packing(
+//       TILED: scf.forall (%{{.*}}) = (0) to (8) step (2)
+//       TILED:   scf.for %{{.*}} = %c0 to %c2 step %c1 {{.*}} -> (tensor<2x2048x32xf32>)
+//       TILED:     scf.for %{{.*}} = %c0 to %c2048 step %c1
+//       TILED:   scf.for %{{.*}} = %c0 to %c240 step %c1 {{.*}} -> (tensor<240x2x32xf32>)
+//       TILED:         vector.transfer_write %cst
+//       TILED:   scf.for %{{.*}} = %c0 to %c240 step %c120
+//       TILED:     scf.for %{{.*}} = %c0 to %c2048 step %c512
+//       TILED:   scf.forall.in_parallel
+//   TILED-NOT: linalg.transpose
+//   TILED-NOT: linalg.fill
+//       TILED: return
+func.func @runtime_packing(%a: tensor<240x2048xf32>, %b: tensor<2048x256xf32>) -> tensor<240x8x32xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x2048x32xf32>
+  %x = tensor.expand_shape %b [[0], [1, 2]] output_shape [2048, 8, 32] : tensor<2048x256xf32> into tensor<2048x8x32xf32>
+  %p = linalg.transpose ins(%x : tensor<2048x8x32xf32>) outs(%e : tensor<8x2048x32xf32>) permutation = [1, 0, 2]
+  %c = tensor.empty() : tensor<240x8x32xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%c : tensor<240x8x32xf32>) -> tensor<240x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %p : tensor<240x2048xf32>, tensor<8x2048x32xf32>) outs(%f : tensor<240x8x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<240x8x32xf32>
+  return %r : tensor<240x8x32xf32>
+}
+
+// CHECK-LABEL: func.func @runtime_packing_kept(
+//   CHECK-NOT:   linalg.transpose {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.transpose
+//   CHECK-NOT:   linalg.transpose {{.*}}tfm.fuse_into_consumer
+//       CHECK:   linalg.transpose
+//   CHECK-NOT:   linalg.transpose {{.*}}tfm.fuse_into_consumer
+//       CHECK:   return
+func.func @runtime_packing_kept(%a: tensor<240x768xf32>, %b: tensor<768x256xf32>,
+                                %a2: tensor<240x2048xf32>, %b2: tensor<2048x256xf32>)
+    -> (tensor<240x8x32xf32>, tensor<240x8x32xf32>, tensor<240x8x32xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x768x32xf32>
+  %x = tensor.expand_shape %b [[0], [1, 2]] output_shape [768, 8, 32] : tensor<768x256xf32> into tensor<768x8x32xf32>
+  %p = linalg.transpose ins(%x : tensor<768x8x32xf32>) outs(%e : tensor<8x768x32xf32>) permutation = [1, 0, 2]
+  %c = tensor.empty() : tensor<240x8x32xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%c : tensor<240x8x32xf32>) -> tensor<240x8x32xf32>
+  %r = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %p : tensor<240x768xf32>, tensor<8x768x32xf32>) outs(%f : tensor<240x8x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<240x8x32xf32>
+  %e2 = tensor.empty() : tensor<8x2048x32xf32>
+  %x2 = tensor.expand_shape %b2 [[0], [1, 2]] output_shape [2048, 8, 32] : tensor<2048x256xf32> into tensor<2048x8x32xf32>
+  %p2 = linalg.transpose ins(%x2 : tensor<2048x8x32xf32>) outs(%e2 : tensor<8x2048x32xf32>) permutation = [1, 0, 2]
+  %f2 = linalg.fill ins(%cst : f32) outs(%c : tensor<240x8x32xf32>) -> tensor<240x8x32xf32>
+  %r2 = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a2, %p2 : tensor<240x2048xf32>, tensor<8x2048x32xf32>) outs(%f2 : tensor<240x8x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<240x8x32xf32>
+  %f3 = linalg.fill ins(%cst : f32) outs(%c : tensor<240x8x32xf32>) -> tensor<240x8x32xf32>
+  %r3 = linalg.generic {indexing_maps = [#lhs, #rhs, #out], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a2, %p2 : tensor<240x2048xf32>, tensor<8x2048x32xf32>) outs(%f3 : tensor<240x8x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %o: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<240x8x32xf32>
+  return %r, %r2, %r3 : tensor<240x8x32xf32>, tensor<240x8x32xf32>, tensor<240x8x32xf32>
+}

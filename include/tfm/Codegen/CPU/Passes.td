@@ -27,7 +27,12 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
       registers (`tfm-cpu-hoist-invariant-subsets`): one broadcast FMA per
       row, register and step. Columns that Nr does not divide (an LM head's
       vocabulary, unpacked) get panels of four register tiles and a last
-      one of the columns left over.
+      one of the columns left over. A reduction longer than 768 steps is
+      cut into cache blocks of 512 first (a fourth level); such a product
+      takes into its parallel tiles the copy that packs its right operand
+      at run time and the fill of its accumulator, where no other tile
+      reads what a tile reads of them: each tile packs its own panels and
+      zeroes its own columns.
     - A matmul of a dynamic number of rows (a model's batch and sequence)
       is split by rows (`linalg::splitOp`) into parts of one register tile
       height each, so that no tile has a dynamic remainder: the rows that
@@ -72,7 +77,9 @@ def TfmCpuPackPanels : Pass<"tfm-cpu-pack-panels"> {
     packed constant, zero-padded to whole panels, replaces it. Any other is
     packed at run time (`linalg.pack`, lowered to a transpose of its expanded
     shape) when Nr divides its columns and the product has 64 rows or more
-    of static size. The vector registers are those of the module's
+    of static size (a product with cache blocks packs each parallel tile's
+    panels in the tile: `tfm-cpu-select-vector-strategy`). The vector
+    registers are those of the module's
     `tfm.target` (AVX-512 without one). Columns that Nr does not divide (an LM head's
     vocabulary) are computed into a padded accumulator (a fill), of which
     the product keeps the first N.
