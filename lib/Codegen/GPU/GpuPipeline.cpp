@@ -102,6 +102,7 @@ static void buildMappingStage(OpPassManager &pm,
   buildMappingPasses(pm, config, config.blockSize);
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addNestedPass<func::FuncOp>(createTfmGpuDropRedundantBarriers());
   // The constants (and dims, views) a launch body reads become the
   // kernel's own rather than its parameters, so that its loop bounds and
   // strides are known where it is compiled.

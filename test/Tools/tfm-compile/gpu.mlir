@@ -29,6 +29,14 @@
 // GPU:       gpu.func @__tfm_entry_kernel_0(
 // GPU:         gpu.dynamic_shared_memory
 
+// No kernel ends with a barrier, which the mapping leaves after a block's
+// last stores (tfm-gpu-drop-redundant-barriers erases it); the kernels on
+// one line, so that one pattern spans a barrier and the return after it.
+// RUN: tfm-compile %s --target=nvptx --emit=mlir --stage=gpu -o %t.gpu.mlir
+// RUN: tr '\n' ' ' < %t.gpu.mlir | FileCheck %s --check-prefix=ENDS
+// ENDS:      gpu.func @__tfm_entry_kernel
+// ENDS-NOT:  gpu.barrier {{ *}}gpu.return
+
 // EMBEDDED:  gpu.binary @__tfm_entry_kernel {{.*}}assembly = "
 // The host has the C entry points too.
 // EMBEDDED:  llvm.func @tfm_main(

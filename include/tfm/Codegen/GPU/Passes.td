@@ -220,6 +220,62 @@ def TfmEmulateGpuOnCpu : Pass<"tfm-emulate-gpu-on-cpu", "::mlir::func::FuncOp"> 
   ];
 }
 
+def TfmGpuDropRedundantBarriers
+    : Pass<"tfm-gpu-drop-redundant-barriers", "::mlir::func::FuncOp"> {
+  let summary = "Erase the barriers of GPU kernels that order nothing";
+  let description = [{
+    `tfm-map-to-gpu` puts a `gpu.barrier` wherever a block's threads hand
+    each other data through shared memory, one construct at a time; where
+    constructs meet, some of them order nothing: the last op of a kernel,
+    the first before any access to memory, the one that ends a branch
+    right before another. This pass erases a barrier of a `gpu.launch`
+    when, in the kernel as it is at that moment, every path from it to the
+    kernel's end meets another barrier (or the end) before any op that may
+    touch memory, or every path to it from the kernel's start comes from
+    another barrier (or the start) with no such op between. Paths follow
+    `scf.if` out to the op after it, and `scf.for` both out of the loop
+    and around to its next (or, backwards, its previous) iteration; any
+    other region, and any op whose regions hold a barrier, ends the search
+    with the barrier kept. "May touch memory" is anything not free of
+    memory effects, and every `nvgpu` op: a `device_async_wait` completes
+    the asynchronous copies that other threads read after the barrier.
+
+    Barriers are erased one at a time, each judged against the kernel
+    without the ones erased before it (of two barriers in a row, one
+    stays). Barriers in loops are not judged by what the loop's trip count
+    allows: the barrier that ends a loop's body, before the next
+    iteration's writes into the buffers this one read, stays even where a
+    barrier follows the loop, unless the body starts with one.
+
+    ```mlir
+    gpu.launch ... {
+      %v = memref.subview %shared[...]
+      gpu.barrier                 // erased: nothing before it touches memory
+      ... writes %shared ...
+      scf.for %i = ... {
+        gpu.barrier               // kept: after the writes before the loop
+        ... reads %shared ...     // and the previous iteration's reads
+        gpu.barrier               // erased: the next iteration and the
+      }                           // loop's exit each meet one
+      gpu.barrier                 // kept
+      ... writes %shared ...
+      gpu.barrier                 // erased: the kernel's end
+      gpu.terminator
+    }
+    ```
+
+    Upstream's `gpu-eliminate-barriers` could do this and more: it tells
+    apart the buffers on either side of a barrier and keeps it only
+    between accesses that may conflict. On the example models it erases
+    the same barriers as this pass (with `--gpu-tensor-cores`, the encoder
+    block's 46 down to 31, ViT's 149 down to 100). This pass is used
+    because its reasoning needs no aliasing: an erasure that got aliasing
+    wrong would be a race, which the CPU emulation (a block's threads one
+    after another) cannot show and no test here would catch.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TfmMergeGpuModules : Pass<"tfm-merge-gpu-modules", "::mlir::ModuleOp"> {
   let summary = "Gather the outlined kernels into one gpu.module";
   let description = [{
