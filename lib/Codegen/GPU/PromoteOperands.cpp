@@ -294,7 +294,7 @@ static void pipelineStaging(scf::ForOp loop, int64_t stages, int64_t &used,
     for (Value v = target; v != alloc.getResult();
          v = cast<ViewLikeOpInterface>(v.getDefiningOp()).getViewSource())
       chain.push_back(v.getDefiningOp());
-    auto viewOf = [chain, target, alloc](OpBuilder &vb, Value buffer) {
+    auto viewOf = [chain, target](OpBuilder &vb, Value buffer) {
       IRMapping mapping;
       mapping.map(chain.empty() ? target : chain.back()->getOperand(0),
                   buffer);

@@ -227,9 +227,9 @@ static void fuseRowwiseGroup(linalg::LinalgOp root) {
         root, LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
                                       {}, /*prefetch_distance=*/0));
   };
-  ArrayRef<int64_t> ranges = root.getStaticLoopRanges();
+  SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   int64_t totalRows = 1;
-  for (int64_t extent : ranges.drop_back())
+  for (int64_t extent : ArrayRef<int64_t>(ranges).drop_back())
     totalRows *= extent;
   int64_t rowsPerBlock = chooseRowsPerBlock(ranges[rows - 1], totalRows);
   setRowsPerBlock(rowsPerBlock);

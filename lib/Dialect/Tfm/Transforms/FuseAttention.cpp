@@ -447,7 +447,7 @@ struct MaskUse {
   RankedTensorType scoresType;
   /// Instead of `source`, a constant that the matcher computed (two
   /// constant masks added together), created only if the attention fuses.
-  DenseElementsAttr folded;
+  DenseElementsAttr folded = {};
 
   int64_t getScoreRank() const { return scoresType.getRank(); }
   RankedTensorType getSourceType() const {
