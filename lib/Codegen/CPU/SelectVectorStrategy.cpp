@@ -297,7 +297,7 @@ static constexpr int64_t kStreamPrefetchBytes = kPrefetchSteps * 128;
 static constexpr int64_t kStreamRowBytes = 4 * kCacheLineBytes;
 
 /// The prefetch distance, in steps, of an op in a parallel loop already
-/// whose last tiling level steps one at a time along a loop of dynamic
+/// whose innermost tiling level steps one at a time along a loop of dynamic
 /// extent, each step reading a contiguous row of at least kStreamRowBytes
 /// of an operand: a decoding step's attention, whose scores read one key
 /// row a step and whose product with the values one value row a step, each
@@ -338,42 +338,42 @@ static int64_t getStreamPrefetchDistance(linalg::LinalgOp op,
 
 /// The micro-kernel's strategy for a row-major matmul:
 ///
-///   level 0  the parallel tiles: one batch element each if there are two
-///            or more (or a dynamic number of them), else column panels
-///            of one to four register tiles (packed panels) each, as
-///            getPanelsPerParallelTile chooses
-///            (or, if Nr does not divide the columns, panels of four tiles
-///            and a last one of the columns left over), else (or if `op`
-///            is `nested` in a parallel loop already) none. If those
-///            column tiles are too few or too odd to share out evenly
-///            between threads (Swin's first stage: 96 and 288 columns, 3
-///            and 9 panels) and the rows are many, the rows are cut into
-///            kRowBlocks blocks too (getRowBlock);
-///   level 1  cache blocks, for a reduction longer than 1.5 kKc only, and
-///            not in the parts of fewer rows than Mr (the level is left
-///            out otherwise): reduction blocks of kKc steps,
-///            and row blocks whose part of the left operand fills about
-///            half of L2 if there are more rows. In a column panel the row
-///            blocks are outermost, so that a row block's accumulators stay
-///            in L2 across the reduction blocks; without panels the
-///            reduction blocks are;
-///   level 2  register tiles of Mr rows x Nr columns, Nr two vector
-///            registers wide and Mr as many rows as leave registers for the
-///            operands (getRegisterTileRows: 12 of AVX-512's 32, 6 of
-///            AVX2's 16). In a column panel (at most four tiles wide) the
-///            row tiles are outermost:
-///            their rows of the left operand stay in L1 while the panel's
-///            column tiles use them, and consecutive accumulator tiles lie
-///            along the same rows of the result, which the hardware
-///            prefetches. Without panels the column tiles are outermost,
-///            so that a strip of the right operand stays in L1 while every
-///            row tile uses it. A product of fewer rows than Mr, known
-///            statically, without panels or parallel columns gets a wider
-///            tile (up to 8 vectors: a value row of a decoding step);
-///   level 3  the reduction, one step at a time; with packed panels,
-///            prefetching the panel kPrefetchSteps steps ahead where the
-///            tile does enough FMAs per line of it (kPrefetchFmasPerLine):
-///            Mr rows' tiles and a few-row part's of 4 rows or more.
+///   parallel   the parallel tiles: one batch element each if there are two
+///              or more (or a dynamic number of them), else column panels
+///              of one to four register tiles (packed panels) each, as
+///              getPanelsPerParallelTile chooses
+///              (or, if Nr does not divide the columns, panels of four tiles
+///              and a last one of the columns left over), else (or if `op`
+///              is `nested` in a parallel loop already) none. If those
+///              column tiles are too few or too odd to share out evenly
+///              between threads (Swin's first stage: 96 and 288 columns, 3
+///              and 9 panels) and the rows are many, the rows are cut into
+///              kRowBlocks blocks too (getRowBlock);
+///   cache      cache blocks, for a reduction longer than 1.5 kKc only, and
+///              not in the parts of fewer rows than Mr (the level is left
+///              out otherwise): reduction blocks of kKc steps,
+///              and row blocks whose part of the left operand fills about
+///              half of L2 if there are more rows. In a column panel the row
+///              blocks are outermost, so that a row block's accumulators stay
+///              in L2 across the reduction blocks; without panels the
+///              reduction blocks are;
+///   vector     register tiles of Mr rows x Nr columns, Nr two vector
+///              registers wide and Mr as many rows as leave registers for the
+///              operands (getRegisterTileRows: 12 of AVX-512's 32, 6 of
+///              AVX2's 16). In a column panel (at most four tiles wide) the
+///              row tiles are outermost:
+///              their rows of the left operand stay in L1 while the panel's
+///              column tiles use them, and consecutive accumulator tiles lie
+///              along the same rows of the result, which the hardware
+///              prefetches. Without panels the column tiles are outermost,
+///              so that a strip of the right operand stays in L1 while every
+///              row tile uses it. A product of fewer rows than Mr, known
+///              statically, without panels or parallel columns gets a wider
+///              tile (up to 8 vectors: a value row of a decoding step);
+///   reduction  the reduction, one step at a time; with packed panels,
+///              prefetching the panel kPrefetchSteps steps ahead where the
+///              tile does enough FMAs per line of it (kPrefetchFmasPerLine):
+///              Mr rows' tiles and a few-row part's of 4 rows or more.
 ///
 /// With `registerRows`, the register tiles are that many rows high rather
 /// than the target's Mr: the parts of a matmul with a dynamic number of
@@ -517,16 +517,16 @@ getContractionConfig(linalg::LinalgOp op,
   step[k] = 1;
   prefetch = std::max(prefetch, getStreamPrefetchDistance(op, step));
 
-  auto array = [&](ArrayRef<int64_t> values) {
-    return DenseI64ArrayAttr::get(ctx, values);
-  };
   if (llvm::all_of(cache, [](int64_t size) { return size == 0; }))
     return LoweringConfigAttr::get(
-        ctx, {array(parallel), array(registers), array(steps)},
-        {array({}), array(order), array({})}, prefetch);
-  return LoweringConfigAttr::get(
-      ctx, {array(parallel), array(cache), array(registers), array(steps)},
-      {array({}), array(cacheOrder), array(order), array({})}, prefetch);
+        ctx,
+        {TilingLevel::parallel, TilingLevel::vector, TilingLevel::reduction},
+        {parallel, registers, steps}, {{}, order, {}}, prefetch);
+  return LoweringConfigAttr::get(ctx,
+                                 {TilingLevel::parallel, TilingLevel::cache,
+                                  TilingLevel::vector, TilingLevel::reduction},
+                                 {parallel, cache, registers, steps},
+                                 {{}, cacheOrder, order, {}}, prefetch);
 }
 
 /// The parallel tiles of an op that is not a micro-kernel contraction: one
@@ -570,10 +570,9 @@ static LoweringConfigAttr getVectorConfig(linalg::LinalgOp op,
   SmallVector<int64_t> parallel =
       nested ? SmallVector<int64_t>(op.getNumLoops(), 0)
              : getParallelTiles(op, vector);
-  return LoweringConfigAttr::get(ctx,
-                                 {DenseI64ArrayAttr::get(ctx, parallel),
-                                  DenseI64ArrayAttr::get(ctx, vector)},
-                                 {}, getStreamPrefetchDistance(op, vector));
+  return LoweringConfigAttr::get(
+      ctx, {TilingLevel::parallel, TilingLevel::vector}, {parallel, vector},
+      /*interchange=*/{}, getStreamPrefetchDistance(op, vector));
 }
 
 bool tfm::isInParallelLoop(Operation *op) {
@@ -873,7 +872,10 @@ static void splitRowsByTileHeight(linalg::LinalgOp op,
 /// the last block, outside the register tiles.
 static void markEpilogue(linalg::LinalgOp product) {
   LoweringConfigAttr config = getLoweringConfig(product);
-  if (!config || config.getNumLevels() != 3 || product->getNumResults() != 1)
+  if (!config ||
+      !config.hasLevels({TilingLevel::parallel, TilingLevel::vector,
+                         TilingLevel::reduction}) ||
+      product->getNumResults() != 1)
     return;
   // In a parallel loop, a product of dynamic extent (a flash attention's
   // block of a dynamic number of keys) has tiles of a size only known at
@@ -892,10 +894,10 @@ static void markEpilogue(linalg::LinalgOp product) {
 /// Marks tfm.fuse_into_consumer the copy that packs `product`'s right
 /// operand at run time (tfm-cpu-pack-panels' transpose into panels), and
 /// the fill of its accumulator, where each of the product's parallel tiles
-/// reads a part of them that no other tile reads: every loop tiled at level
-/// 0 indexes the operand. Each tile then packs its own panels (into a
-/// buffer of its own) and zeroes its own columns right before its cache
-/// blocks, rather than two passes over the whole before the product. For
+/// reads a part of them that no other tile reads: every loop tiled at the
+/// parallel level indexes the operand. Each tile then packs its own panels
+/// (into a buffer of its own) and zeroes its own columns right before its
+/// cache blocks, rather than two passes over the whole before the product. For
 /// SGEMM 2048^3 that is two kernels fewer and a peak RSS of 88 MB instead of
 /// 103 (the 16 MB of packed panels become 1 MB a tile); the time is the
 /// same (12 interleaved runs at one and two threads on a Zen 5: median
@@ -904,9 +906,10 @@ static void markEpilogue(linalg::LinalgOp product) {
 /// its register tiles (markEpilogue).
 static void markRuntimePacking(linalg::LinalgOp product) {
   LoweringConfigAttr config = getLoweringConfig(product);
-  if (!config || config.getNumLevels() != 4 || isInParallelLoop(product))
+  if (!config || !config.findLevel(TilingLevel::cache) ||
+      isInParallelLoop(product))
     return;
-  ArrayRef<int64_t> parallel = config.getTileSizes(0);
+  ArrayRef<int64_t> parallel = config.getTileSizes(TilingLevel::parallel);
   UnitAttr unit = UnitAttr::get(product.getContext());
   for (OpOperand *operand :
        {product.getDpsInputOperand(1), product.getDpsInitOperand(0)}) {

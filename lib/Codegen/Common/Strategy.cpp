@@ -22,16 +22,14 @@ LoweringConfigAttr tfm::getAttentionConfig(OnlineAttentionOp op,
                : std::max<int64_t>(1, std::min(tile, size));
   };
   int64_t batchRank = op.getBatchRank();
-  // Level 0: one batch and `queryTile` queries per parallel tile; level 1:
-  // blocks of `keyTile` keys.
+  // One batch and `queryTile` queries per parallel tile, then blocks of
+  // `keyTile` keys.
   SmallVector<int64_t> parallel(batchRank, 1), reduction(batchRank, 0);
   parallel.append({clamp(queryTile, query[batchRank]), 0});
   reduction.append({0, clamp(keyTile, keyT.back())});
-  MLIRContext *ctx = op.getContext();
-  return LoweringConfigAttr::get(ctx,
-                                 {DenseI64ArrayAttr::get(ctx, parallel),
-                                  DenseI64ArrayAttr::get(ctx, reduction)},
-                                 {}, /*prefetch_distance=*/0);
+  return LoweringConfigAttr::get(
+      op.getContext(), {TilingLevel::parallel, TilingLevel::reduction},
+      {parallel, reduction});
 }
 
 void tfm::setDefaultAttentionConfigs(Operation *root, int64_t queryTile,
@@ -67,10 +65,10 @@ void tfm::markAttentionStateForFusion(OnlineAttentionOp op) {
     generic->setAttr(LoweringConfigAttr::getFuseIntoProducerAttrName(), unit);
 }
 
-/// The number of loops that `config` tiles at level 0 if they are the
-/// leading ones (an op's rows), else 0.
+/// The number of loops that `config` tiles at its parallel level if they
+/// are the leading ones (an op's rows), else 0.
 static unsigned getParallelRowLoops(LoweringConfigAttr config) {
-  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  ArrayRef<int64_t> sizes = config.getTileSizes(TilingLevel::parallel);
   unsigned rows = 0;
   while (rows < sizes.size() && sizes[rows] != 0)
     ++rows;

@@ -36,6 +36,18 @@ using namespace mlir::tfm;
 static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
                                LoweringConfigAttr config, unsigned level);
 
+/// Whether the `level`th level of `config` is its parallel one.
+static bool isParallelLevel(LoweringConfigAttr config, unsigned level) {
+  return config.getLevels()[level] == TilingLevel::parallel;
+}
+
+/// The position of the first level of `config` after its parallel one: where
+/// a tile that a parallel loop holds already goes on.
+static unsigned getLevelAfterParallel(LoweringConfigAttr config) {
+  std::optional<unsigned> parallel = config.findLevel(TilingLevel::parallel);
+  return parallel ? *parallel + 1 : 0;
+}
+
 namespace {
 /// The elementwise ops that a product's tiles take in, level by level: the
 /// one that computes its accumulator (marked tfm.fuse_into_consumer) and
@@ -195,11 +207,11 @@ static void foldWholeTileExtents(RewriterBase &rewriter, scf::ForOp forOp) {
   }
 }
 
-/// Tiles linalg op `op` at `level` (> 0) of `config` with scf.for loops,
-/// its tiles at the levels after it, and then peels each loop of this level
-/// whose step does not divide its trip count: the main loop and a last
-/// partial iteration, in one loop nest, whose tiles the canonicalizer makes
-/// static.
+/// Tiles linalg op `op` at the `level`th level (not its parallel one) of
+/// `config` with scf.for loops, its tiles at the levels after it, and then
+/// peels each loop of this level whose step does not divide its trip count:
+/// the main loop and a last partial iteration, in one loop nest, whose
+/// tiles the canonicalizer makes static.
 static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
                                  LoweringConfigAttr config, unsigned level,
                                  Epilogue *epilogue = nullptr) {
@@ -216,11 +228,13 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
       tileInPlace(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForOp,
                   config.getInterchange(level));
   if (failed(tiled))
-    return op->emitOpError() << "could not be tiled at level " << level;
+    return op->emitOpError()
+           << "could not be tiled at its "
+           << stringifyTilingLevel(config.getLevels()[level]) << " level";
   if (epilogue && tiled->tiledOps.size() == 1)
     fuseEpilogue(rewriter, *epilogue, tiled->tiledOps.front(), tiled->loops,
                  level);
-  // The last level's loops carry the prefetch distance to
+  // The innermost level's loops carry the prefetch distance to
   // tfm-cpu-prefetch-weights, which runs once the constants are buffers.
   if (config.getPrefetchDistance() > 0 && level + 1 == config.getNumLevels())
     for (LoopLikeOpInterface loop : tiled->loops)
@@ -247,13 +261,14 @@ static LogicalResult tileAndPeel(RewriterBase &rewriter, TilingInterface op,
   return success();
 }
 
-/// Tiles `op` at `level` of `config` and the tiles it makes at the levels
-/// after it. At level 0, and for ops that are not linalg ops at any level, a
-/// loop of static size that its tile size does not divide is split first:
-/// the part that the tiles cover exactly, and the remainder, tiled by its
-/// own size, so that an aggregate op decomposed next has static tiles. The
-/// later levels of linalg ops are peeled instead (tileAndPeel), which keeps
-/// one loop nest that bufferization can update in place.
+/// Tiles `op` at the `level`th level of `config` and the tiles it makes at
+/// the levels after it. At the parallel level (an scf.forall), and for ops
+/// that are not linalg ops at any level, a loop of static size that its
+/// tile size does not divide is split first: the part that the tiles cover
+/// exactly, and the remainder, tiled by its own size, so that an aggregate
+/// op decomposed next has static tiles. The other levels of linalg ops are
+/// peeled instead (tileAndPeel), which keeps one loop nest that
+/// bufferization can update in place.
 static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
                                LoweringConfigAttr config, unsigned level) {
   if (level == config.getNumLevels())
@@ -263,10 +278,11 @@ static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
   rewriter.setInsertionPoint(op);
   SmallVector<Range> domain = op.getIterationDomain(rewriter);
   if (requested.size() != domain.size())
-    return op->emitOpError() << "has " << domain.size()
-                             << " loops, but its lowering_config tiles "
-                             << requested.size() << " at level " << level;
-  if (level > 0 && isa<linalg::LinalgOp>(op.getOperation()))
+    return op->emitOpError()
+           << "has " << domain.size()
+           << " loops, but its lowering_config tiles " << requested.size();
+  if (!isParallelLevel(config, level) &&
+      isa<linalg::LinalgOp>(op.getOperation()))
     return tileAndPeel(rewriter, op, config, level);
 
   SmallVector<int64_t> sizes(requested);
@@ -289,12 +305,15 @@ static LogicalResult tileLevel(RewriterBase &rewriter, TilingInterface op,
 
   if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
     return tileLevel(rewriter, op, config, level + 1);
-  auto loopType = level == 0 ? scf::SCFTilingOptions::LoopType::ForallOp
-                             : scf::SCFTilingOptions::LoopType::ForOp;
+  auto loopType = isParallelLevel(config, level)
+                      ? scf::SCFTilingOptions::LoopType::ForallOp
+                      : scf::SCFTilingOptions::LoopType::ForOp;
   FailureOr<scf::SCFTilingResult> tiled =
       tileInPlace(rewriter, op, sizes, loopType, config.getInterchange(level));
   if (failed(tiled))
-    return op->emitOpError() << "could not be tiled at level " << level;
+    return op->emitOpError()
+           << "could not be tiled at its "
+           << stringifyTilingLevel(config.getLevels()[level]) << " level";
   for (Operation *tile : tiled->tiledOps)
     if (auto tileOp = dyn_cast<TilingInterface>(tile))
       if (failed(tileLevel(rewriter, tileOp, config, level + 1)))
@@ -309,7 +328,7 @@ LogicalResult tfm::tileByConfig(RewriterBase &rewriter, TilingInterface op,
 }
 
 namespace {
-/// A loop of static extent that a level-0 tile size does not divide, and
+/// A loop of static extent that a parallel tile size does not divide, and
 /// the part of it that whole tiles cover.
 struct UndividedLoop {
   unsigned dim;
@@ -318,14 +337,16 @@ struct UndividedLoop {
 };
 } // namespace
 
-/// The first loop of static extent of `op` that its level-0 tile size of
+/// The first loop of static extent of `op` that the parallel tile size of
 /// `config` does not divide, if any.
 static std::optional<UndividedLoop>
 getUndividedLoop(RewriterBase &rewriter, TilingInterface op,
                  LoweringConfigAttr config) {
   SmallVector<Range> domain = op.getIterationDomain(rewriter);
-  for (auto [dim, size, range] :
-       llvm::enumerate(config.getTileSizes(0), domain)) {
+  ArrayRef<int64_t> sizes = config.getTileSizes(TilingLevel::parallel);
+  if (sizes.empty())
+    return std::nullopt;
+  for (auto [dim, size, range] : llvm::enumerate(sizes, domain)) {
     std::optional<int64_t> extent = getConstantIntValue(range.size);
     if (size != 0 && extent && *extent % size != 0)
       return UndividedLoop{static_cast<unsigned>(dim), *extent,
@@ -334,10 +355,10 @@ getUndividedLoop(RewriterBase &rewriter, TilingInterface op,
   return std::nullopt;
 }
 
-/// Whether the level-0 tile sizes of `config` divide every loop of static
+/// Whether the parallel tile sizes of `config` divide every loop of static
 /// size of `op`: a level that needs no split, whose one forall can take in
 /// other ops.
-static bool dividesLevelZero(RewriterBase &rewriter, TilingInterface op,
+static bool dividesParallelLevel(RewriterBase &rewriter, TilingInterface op,
                              LoweringConfigAttr config) {
   return !getUndividedLoop(rewriter, op, config);
 }
@@ -361,18 +382,20 @@ static Epilogue getEpilogue(Operation *op) {
   return epilogue;
 }
 
-/// Tiles `op`, a product of three levels (parallel tiles, register tiles,
+/// Tiles `op`, a product of three levels (parallel tiles, vector tiles,
 /// reduction steps), with the ops of `epilogue` fused into the loops of the
 /// first two: they become one register tile's worth of elementwise code
 /// before and after the reduction loop. Returns false, leaving everything
-/// as it was, if a level-0 size does not divide its loop.
+/// as it was, for a config of other levels, or if a parallel size does not
+/// divide its loop.
 static FailureOr<bool> tileWithEpilogue(RewriterBase &rewriter,
                                         TilingInterface op,
                                         LoweringConfigAttr config,
                                         Epilogue epilogue) {
-  if (config.getNumLevels() != 3)
+  if (!config.hasLevels(
+          {TilingLevel::parallel, TilingLevel::vector, TilingLevel::reduction}))
     return false;
-  if (!dividesLevelZero(rewriter, op, config))
+  if (!dividesParallelLevel(rewriter, op, config))
     return false;
   ArrayRef<int64_t> sizes = config.getTileSizes(0);
   op->removeAttr(LoweringConfigAttr::getAttrName());
@@ -380,7 +403,7 @@ static FailureOr<bool> tileWithEpilogue(RewriterBase &rewriter,
       tileInPlace(rewriter, op, sizes, scf::SCFTilingOptions::LoopType::ForallOp,
                   config.getInterchange(0));
   if (failed(tiled) || tiled->tiledOps.size() != 1)
-    return op->emitOpError("could not be tiled at level 0");
+    return op->emitOpError("could not be tiled at its parallel level");
   Operation *tile = tiled->tiledOps.front();
   fuseEpilogue(rewriter, epilogue, tile, tiled->loops, /*level=*/0);
   if (failed(tileAndPeel(rewriter, cast<TilingInterface>(tile), config, 1,
@@ -401,7 +424,8 @@ static FailureOr<bool> tileWithEpilogue(RewriterBase &rewriter,
       continue;
     rest->removeAttr(LoweringConfigAttr::getAttrName());
     if (level == 0 &&
-        failed(tileLevel(rewriter, cast<TilingInterface>(rest), restConfig, 1)))
+        failed(tileLevel(rewriter, cast<TilingInterface>(rest), restConfig,
+                         getLevelAfterParallel(restConfig))))
       return failure();
   }
   return true;
@@ -556,7 +580,7 @@ computeMarkedProducersOnSlices(RewriterBase &rewriter, Operation *part) {
   return made;
 }
 
-/// Splits `op`, whose level-0 tiles do not divide `loop`, into the part
+/// Splits `op`, whose parallel tiles do not divide `loop`, into the part
 /// that whole tiles cover and the remainder (upstream's linalg::splitOp),
 /// gives each part the part of its marked producers that it reads, and
 /// tiles and fuses each as tileAndFuseProducers does: the remainder's tile
@@ -593,13 +617,9 @@ splitAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
     llvm::append_range(sliced, computeMarkedProducersOnSlices(rewriter, part));
   for (Operation *producer : producers)
     eraseWithDeadProducers(rewriter, producer, erased);
-  SmallVector<int64_t> restSizes(config.getTileSizes(0));
+  SmallVector<int64_t> restSizes(config.getTileSizes(TilingLevel::parallel));
   restSizes[loop.dim] = loop.extent - loop.covered;
-  SmallVector<DenseI64ArrayAttr> levels(config.getTileSizes());
-  levels.front() = DenseI64ArrayAttr::get(op->getContext(), restSizes);
-  LoweringConfigAttr restConfig =
-      LoweringConfigAttr::get(op->getContext(), levels, config.getInterchange(),
-                              config.getPrefetchDistance());
+  LoweringConfigAttr restConfig = config.withParallelSizes(restSizes);
   for (auto [part, partConfig] :
        {std::pair(main, config), std::pair(rest, restConfig)}) {
     part->removeAttr(LoweringConfigAttr::getAttrName());
@@ -618,26 +638,29 @@ splitAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
   return true;
 }
 
-/// Tiles `op` at level 0 of `config` with an scf.forall into which every
-/// producer marked tfm.fuse_into_consumer (and, through their slices,
-/// theirs) is fused, then tiles each op in the forall by the later levels of
-/// its own config. Adds the fused producers, erased, to `erased`. Where a
-/// level-0 size does not divide its loop, splits it first
-/// (splitAndFuseProducers). Fails, leaving `op` as it was, where neither
-/// applies (the caller then tiles it alone).
+/// Tiles `op` at the parallel level of `config` with an scf.forall into
+/// which every producer marked tfm.fuse_into_consumer (and, through their
+/// slices, theirs) is fused, then tiles each op in the forall by the later
+/// levels of its own config. Adds the fused producers, erased, to `erased`.
+/// Where a parallel size does not divide its loop, splits it first
+/// (splitAndFuseProducers). Returns false, leaving `op` as it was, for a
+/// config without a parallel level (the caller then tiles it alone).
 static FailureOr<bool>
 tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
                      LoweringConfigAttr config,
                      llvm::DenseSet<Operation *> &erased) {
+  std::optional<unsigned> parallel = config.findLevel(TilingLevel::parallel);
+  if (!parallel)
+    return false;
   if (std::optional<UndividedLoop> loop =
           getUndividedLoop(rewriter, op, config))
     return splitAndFuseProducers(rewriter, op, config, *loop, erased);
-  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  ArrayRef<int64_t> sizes = config.getTileSizes(*parallel);
   scf::SCFTilingOptions tiling;
   tiling.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
   tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-  if (!config.getInterchange(0).empty())
-    tiling.setInterchange(config.getInterchange(0));
+  if (!config.getInterchange(*parallel).empty())
+    tiling.setInterchange(config.getInterchange(*parallel));
   scf::SCFTileAndFuseOptions options;
   options.setTilingOptions(tiling);
   options.setFusionControlFn(
@@ -652,7 +675,8 @@ tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
   FailureOr<scf::SCFTileAndFuseResult> fused =
       scf::tileConsumerAndFuseProducersUsingSCF(rewriter, op, options);
   if (failed(fused))
-    return op->emitOpError("could not be tiled and fused at level 0");
+    return op->emitOpError(
+        "could not be tiled and fused at its parallel level");
   for (OpResult result : op->getResults())
     rewriter.replaceAllUsesWith(result, fused->replacements.lookup(result));
   rewriter.eraseOp(op);
@@ -688,7 +712,8 @@ tileAndFuseProducers(RewriterBase &rewriter, TilingInterface op,
     }
   });
   for (auto [tile, tileConfig] : tiles)
-    if (failed(tileLevel(rewriter, tile, tileConfig, 1)))
+    if (failed(tileLevel(rewriter, tile, tileConfig,
+                         getLevelAfterParallel(tileConfig))))
       return failure();
   return true;
 }

@@ -48,7 +48,7 @@ static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
 
 /// Output tiles of `tile` x `tile` (0: chosen by chooseContractionTile) for
 /// a contraction at the top level of a function, one batch element at a
-/// time, one block each, then (level 1)
+/// time, one block each (the `parallel` level), then (a `reduction` level)
 /// its reduction in chunks of `chunk` steps where it is longer, each chunk
 /// of the operands staged in shared memory by tfm-map-to-gpu; null for a
 /// contraction whose batch, row and column loops would need more than the
@@ -74,8 +74,8 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
     sizes[b] = 1;
   sizes[dims->m.back()] = clampTo(dims->m.back());
   sizes[dims->n.back()] = clampTo(dims->n.back());
-  MLIRContext *ctx = op.getContext();
-  SmallVector<DenseI64ArrayAttr> levels{DenseI64ArrayAttr::get(ctx, sizes)};
+  SmallVector<TilingLevel> levels{TilingLevel::parallel};
+  SmallVector<SmallVector<int64_t>> levelSizes{sizes};
   // A reduction staged whole would need a tile's rows of A and columns of
   // B in shared memory at once (32 x 3072 float16 of each for an FFN's
   // second product: more than a block has), or leave them in global
@@ -85,9 +85,10 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
       ranges[dims->k.front()] > chunk) {
     SmallVector<int64_t> steps(op.getNumLoops(), 0);
     steps[dims->k.front()] = chunk;
-    levels.push_back(DenseI64ArrayAttr::get(ctx, steps));
+    levels.push_back(TilingLevel::reduction);
+    levelSizes.push_back(steps);
   }
-  return LoweringConfigAttr::get(ctx, levels, {}, /*prefetch_distance=*/0);
+  return LoweringConfigAttr::get(op.getContext(), levels, levelSizes);
 }
 
 /// The elementwise op that reads `product`'s result, if it is the only
@@ -135,13 +136,14 @@ static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
   if (!reader || getLoweringConfig(reader))
     return;
   for (auto [size, extent] :
-       llvm::zip_equal(config.getTileSizes(0), product.getStaticLoopRanges()))
+       llvm::zip_equal(config.getTileSizes(TilingLevel::parallel),
+                       product.getStaticLoopRanges()))
     if (size != 0 && ShapedType::isDynamic(extent))
       return;
   // The reader's loops are the product's result dimensions.
   AffineMap result = product.getIndexingMapMatchingResult(
       cast<OpResult>(product->getResult(0)));
-  ArrayRef<int64_t> sizes = config.getTileSizes(0);
+  ArrayRef<int64_t> sizes = config.getTileSizes(TilingLevel::parallel);
   SmallVector<int64_t> readerSizes;
   for (AffineExpr expr : result.getResults()) {
     auto dim = dyn_cast<AffineDimExpr>(expr);
@@ -150,10 +152,8 @@ static void fuseEpilogue(linalg::LinalgOp product, LoweringConfigAttr config) {
     readerSizes.push_back(sizes[dim.getPosition()]);
   }
   MLIRContext *ctx = product.getContext();
-  setLoweringConfig(reader,
-                    LoweringConfigAttr::get(
-                        ctx, {DenseI64ArrayAttr::get(ctx, readerSizes)}, {},
-                        /*prefetch_distance=*/0));
+  setLoweringConfig(reader, LoweringConfigAttr::get(
+                                ctx, {TilingLevel::parallel}, {readerSizes}));
   UnitAttr unit = UnitAttr::get(ctx);
   product->setAttr(LoweringConfigAttr::getFuseIntoConsumerAttrName(), unit);
   Operation *init = product.getDpsInits()[0].getDefiningOp();
@@ -224,8 +224,7 @@ static void fuseRowwiseGroup(linalg::LinalgOp root) {
     sizes.back() = std::min(rowsPerBlock, root.getStaticLoopRanges()[rows - 1]);
     sizes.push_back(0);
     setLoweringConfig(
-        root, LoweringConfigAttr::get(ctx, {DenseI64ArrayAttr::get(ctx, sizes)},
-                                      {}, /*prefetch_distance=*/0));
+        root, LoweringConfigAttr::get(ctx, {TilingLevel::parallel}, {sizes}));
   };
   SmallVector<int64_t> ranges = root.getStaticLoopRanges();
   int64_t totalRows = 1;

@@ -6,9 +6,9 @@
 // clamped to the sizes they tile.
 
 // CHECK-LABEL: func.func @flash
-//       CHECK:   tfm.online_attention {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0], [0, 0, 48]]>
+//       CHECK:   tfm.online_attention {{.*}}lowering_config = #tfm.lowering_config<parallel = [1, 32, 0], reduction = [0, 0, 48]>
 // OPTIONS-LABEL: func.func @flash
-//       OPTIONS:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 16, 0], [0, 0, 8]]>
+//       OPTIONS:   lowering_config = #tfm.lowering_config<parallel = [1, 16, 0], reduction = [0, 0, 8]>
 func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tensor<12x48x64xf32>, %acc: tensor<12x197x64xf32>, %max: tensor<12x197xf32>, %sum: tensor<12x197xf32>) -> tensor<12x197x64xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
       outs(%acc, %max, %sum : tensor<12x197x64xf32>, tensor<12x197xf32>, tensor<12x197xf32>)
@@ -22,14 +22,14 @@ func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tenso
 // last of them partial (static ones are clamped: 8 queries, 8 keys).
 
 // CHECK-LABEL: func.func @kept
-//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 2, 0]]>
+//       CHECK:   lowering_config = #tfm.lowering_config<parallel = [1, 2, 0]>
 // CHECK-LABEL: func.func @dynamic
-//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 8, 0], [0, 0, 8]]>
+//       CHECK:   lowering_config = #tfm.lowering_config<parallel = [1, 8, 0], reduction = [0, 0, 8]>
 // CHECK-LABEL: func.func @dynamic_sequences
-//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0], [0, 0, 64]]>
+//       CHECK:   lowering_config = #tfm.lowering_config<parallel = [1, 32, 0], reduction = [0, 0, 64]>
 func.func @kept(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) -> tensor<2x8x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 2, 0]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 2, 0]>}
       outs(%acc, %max, %sum : tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
       : tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
   return %r#0 : tensor<2x8x16xf32>

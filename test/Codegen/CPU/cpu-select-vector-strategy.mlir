@@ -11,9 +11,9 @@
 // register tiles of their own.
 
 // CHECK-LABEL: func.func @matmul
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [0, 1, 2], []]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [12, 32, 0] interchange [0, 1, 2], reduction = [0, 0, 1]>}
 // AVX2-LABEL: func.func @matmul
-//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
+//       AVX2:   parallel = [0, 64, 0], vector = [6, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 
 // TILED-LABEL: func.func @matmul
 // TILED: scf.forall (%{{.*}}) = (0) to (768) step (64)
@@ -42,10 +42,10 @@ func.func @matmul(%a: tensor<197x64xf32>, %b: tensor<64x768xf32>,
 // parallel tiles.
 
 // CHECK-LABEL: func.func @elementwise
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0], [1, 16]]>
-//       CHECK:   linalg.fill {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0], [3]]>
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [0, 0], vector = [1, 16]>
+//       CHECK:   linalg.fill {lowering_config = #tfm.lowering_config<parallel = [0], vector = [3]>
 // AVX2-LABEL: func.func @elementwise
-//       AVX2:   tile_sizes = {{\[}}[0, 0], [1, 8]]
+//       AVX2:   parallel = [0, 0], vector = [1, 8]
 // TILED-LABEL: func.func @elementwise
 //       TILED:   math.exp {{.*}} : vector<1x16xf32>
 //       TILED:   math.exp {{.*}} : vector<1x5xf32>
@@ -71,7 +71,7 @@ func.func @elementwise(%x: tensor<3x21xf32>, %y: tensor<3x21xf32>,
 // iterated like a batch.
 
 // CHECK-LABEL: func.func @matmul_two_m_dims
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 32, 0], [1, 9, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]
+//       CHECK:   parallel = [0, 0, 32, 0], vector = [1, 9, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1]
 // TILED-LABEL: func.func @matmul_two_m_dims
 //       TILED: scf.forall (%{{.*}}) = (0) to (64) step (32)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c16 step %c1 {{.*}} -> (tensor<1x9x32xf32>)
@@ -98,8 +98,8 @@ func.func @matmul_two_m_dims(%x: tensor<1x9x16xf32>, %w: tensor<16x64xf32>,
 // kept.
 
 // CHECK-LABEL: func.func @batch_matmul
-//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [1, 12, 32, 0], [0, 0, 0, 1]]
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 4, 4, 0]]>
+//       CHECK:   parallel = [1, 0, 0, 0], vector = [1, 12, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
+//       CHECK:   parallel = [0, 0, 0, 0], vector = [1, 4, 4, 0]>
 // TILED-LABEL: func.func @batch_matmul
 //       TILED: scf.forall (%{{.*}}) in (12)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1 {{.*}} -> (tensor<1x12x32xf32>)
@@ -109,7 +109,7 @@ func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
                         %c: tensor<12x16x32xf32>) -> (tensor<12x16x32xf32>, tensor<12x16x32xf32>) {
   %0 = linalg.batch_matmul ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
       outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
-  %1 = linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = [[0, 0, 0, 0], [1, 4, 4, 0]]>}
+  %1 = linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [0, 0, 0, 0], vector = [1, 4, 4, 0]>}
       ins(%a, %b : tensor<12x16x64xf32>, tensor<12x64x32xf32>)
       outs(%c : tensor<12x16x32xf32>) -> tensor<12x16x32xf32>
   return %0, %1 : tensor<12x16x32xf32>, tensor<12x16x32xf32>
@@ -125,9 +125,9 @@ func.func @batch_matmul(%a: tensor<12x16x64xf32>, %b: tensor<12x64x32xf32>,
 // read once, whole.
 
 // CHECK-LABEL: func.func @decode_values
-//       CHECK:   tile_sizes = {{\[}}[1, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]]
+//       CHECK:   parallel = [1, 0, 0, 0], cache = [0, 0, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [1, 1, 64, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 // AVX2-LABEL: func.func @decode_values
-//       AVX2:   tile_sizes = {{\[}}[1, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]]
+//       AVX2:   parallel = [1, 0, 0, 0], cache = [0, 0, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [1, 1, 64, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 // TILED-LABEL: func.func @decode_values
 //       TILED:   scf.forall (%{{.*}}) in (%{{.*}})
 //       TILED:     vector.multi_reduction <add>, {{.*}} [3] : vector<1x1x64x1xf32> to vector<1x1x64xf32>
@@ -149,11 +149,11 @@ func.func @decode_values(%p: tensor<?x1x?xf32>, %v: tensor<?x?x64xf32>,
 // static number of positions prefetch nothing.
 
 // CHECK-LABEL: func.func @decode_streams
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 1, 1, 64]], prefetch_distance = 64>
-//       CHECK:   tile_sizes = {{\[}}[0, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]], interchange = {{.*}}, prefetch_distance = 64>
+//       CHECK:   parallel = [0, 0, 0, 0], vector = [1, 1, 1, 64], prefetch_distance = 64>
+//       CHECK:   parallel = [0, 0, 0, 0], cache = [0, 0, 0, 512]{{.*}}, vector = [1, 1, 64, 0]{{.*}}, reduction = [0, 0, 0, 1], prefetch_distance = 64>
 // AVX2-LABEL: func.func @decode_streams
-//       AVX2:   tile_sizes = {{\[}}[0, 0, 0, 0], [1, 1, 1, 8]]>
-//       AVX2:   tile_sizes = {{\[}}[0, 0, 0, 0], [0, 0, 0, 512], [1, 1, 64, 0], [0, 0, 0, 1]], interchange = {{.*}}, prefetch_distance = 64>
+//       AVX2:   parallel = [0, 0, 0, 0], vector = [1, 1, 1, 8]>
+//       AVX2:   parallel = [0, 0, 0, 0], cache = [0, 0, 0, 512]{{.*}}, vector = [1, 1, 64, 0]{{.*}}, reduction = [0, 0, 0, 1], prefetch_distance = 64>
 // TILED-LABEL: func.func @decode_streams
 //       TILED:   scf.forall
 //       TILED:     scf.for
@@ -232,11 +232,11 @@ func.func @static_positions(%k: tensor<16x128x64xf32>, %q: tensor<16x1x64xf32>,
 // vectors, taken a vector at a time.
 
 // CHECK-LABEL: func.func @parallel_tiles
-//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 16]]
-//       CHECK:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 64]]
+//       CHECK:   parallel = [1, 1, 0], vector = [1, 1, 16]
+//       CHECK:   parallel = [1, 1, 0], vector = [1, 1, 64]
 // AVX2-LABEL: func.func @parallel_tiles
-//       AVX2:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 8]]
-//       AVX2:   tile_sizes = {{\[}}[1, 1, 0], [1, 1, 8]]
+//       AVX2:   parallel = [1, 1, 0], vector = [1, 1, 8]
+//       AVX2:   parallel = [1, 1, 0], vector = [1, 1, 8]
 // TILED-LABEL: func.func @parallel_tiles
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) in (12, 197)
 //       TILED:     math.exp {{.*}} : vector<1x1x16xf32>
@@ -270,8 +270,8 @@ func.func @parallel_tiles(%x: tensor<12x197x64xf32>, %y: tensor<12x197x64xf32>,
 
 // CHECK-LABEL: func.func @nested
 //       CHECK:   scf.forall
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 0, 0], [12, 32, 0], [0, 0, 1]]
-//       CHECK:     linalg.generic {{.*}}tile_sizes = {{\[}}[0, 0], [1, 16]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 0, 0], vector = [12, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       CHECK:     linalg.generic {{.*}}parallel = [0, 0], vector = [1, 16]
 func.func @nested(%a: tensor<4x256x64xf32>, %b: tensor<64x768xf32>,
                   %c: tensor<4x256x768xf32>) -> tensor<4x256x768xf32> {
   %0 = scf.forall (%i) in (4) shared_outs(%out = %c) -> (tensor<4x256x768xf32>) {
@@ -301,9 +301,9 @@ func.func @nested(%a: tensor<4x256x64xf32>, %b: tensor<64x768xf32>,
 // both whole.
 
 // CHECK-LABEL: func.func @transpose
-//       CHECK:   linalg.transpose {{.*}}tile_sizes = {{\[}}[1, 0, 0], [1, 16, 16]]
+//       CHECK:   linalg.transpose {{.*}}parallel = [1, 0, 0], vector = [1, 16, 16]
 // AVX2-LABEL: func.func @transpose
-//       AVX2:   tile_sizes = {{\[}}[1, 0, 0], [1, 8, 8]]
+//       AVX2:   parallel = [1, 0, 0], vector = [1, 8, 8]
 // TILED-LABEL: func.func @transpose
 //       TILED:   scf.forall (%{{.*}}) in (12)
 //       TILED:     vector.transfer_read {{.*}}permutation_map = #{{.*}} : tensor<1x16x16xf32>, vector<1x16x16xf32>
@@ -324,10 +324,10 @@ func.func @transpose(%k: tensor<12x197x64xf32>, %kt: tensor<12x64x197xf32>) -> t
 // are peeled. A reduction of 768 (no longer than 1.5 blocks) is one block.
 
 // CHECK-LABEL: func.func @cache_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [120, 0, 512], [12, 32, 0], [0, 0, 1]], interchange = {{\[}}[], [1, 0, 2], [0, 1, 2], []]
-//       CHECK:   tile_sizes = {{\[}}[0, 64, 0], [0, 0, 512], [12, 32, 0], [0, 0, 1]]
+//       CHECK:   parallel = [0, 64, 0], cache = [120, 0, 512] interchange [1, 0, 2], vector = [12, 32, 0] interchange [0, 1, 2], reduction = [0, 0, 1]
+//       CHECK:   parallel = [0, 64, 0], cache = [0, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [12, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 // AVX2-LABEL: func.func @cache_blocks
-//       AVX2:   tile_sizes = {{\[}}[0, 64, 0], [126, 0, 512], [6, 16, 0], [0, 0, 1]]
+//       AVX2:   parallel = [0, 64, 0], cache = [126, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [6, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 // TILED-LABEL: func.func @cache_blocks
 //       TILED: scf.forall (%{{.*}}) = (0) to (256) step (64)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c600 step %c120
@@ -363,22 +363,22 @@ func.func @cache_blocks(%a: tensor<650x2048xf32>, %b: tensor<2048x256xf32>,
 //       CHECK:   affine.apply #{{.*}}()[%[[M]]]
 //       CHECK:   %[[ANY12:.*]] = arith.cmpi ugt
 //       CHECK:   scf.if %[[ANY12]] -> (tensor<?x768xf32>) {
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [12, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [12, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //       CHECK:   scf.if
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [8, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [8, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //       CHECK:   scf.if
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [4, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //       CHECK:   scf.if
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [2, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //       CHECK:   scf.if
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //   CHECK-NOT:   linalg.matmul
 //       CHECK:   return
 // AVX2-LABEL: func.func @matmul_dynamic_rows(
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [6, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [6, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [4, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [2, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 //   AVX2-NOT:   linalg.matmul
 //       AVX2:   return
 func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
@@ -397,16 +397,16 @@ func.func @matmul_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<64x768xf32>,
 // accumulators in registers from the first step to the last.
 
 // CHECK-LABEL: func.func @matmul_dynamic_rows_long_reduction(
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [120, 0, 512], [12, 32, 0], [0, 0, 1]]
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [8, 32, 0], [0, 0, 1]]
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 32, 0], [0, 0, 1]]
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 32, 0], [0, 0, 1]]
-//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 32, 0], [0, 0, 1]]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], cache = [120, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [12, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [8, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [4, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [2, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       CHECK:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 // AVX2-LABEL: func.func @matmul_dynamic_rows_long_reduction(
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [126, 0, 512], [6, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [4, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [2, 16, 0], [0, 0, 1]]
-//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 64, 0], [1, 16, 0], [0, 0, 1]]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], cache = [126, 0, 512]{{( interchange \[[0-9, ]*\])?}}, vector = [6, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [4, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [2, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
+//       AVX2:     linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 64, 0], vector = [1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 func.func @matmul_dynamic_rows_long_reduction(%a: tensor<?x3072xf32>, %b: tensor<3072x768xf32>,
                                               %c: tensor<?x768xf32>) -> tensor<?x768xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<?x3072xf32>, tensor<3072x768xf32>)
@@ -421,7 +421,7 @@ func.func @matmul_dynamic_rows_long_reduction(%a: tensor<?x3072xf32>, %b: tensor
 // when applied).
 
 // CHECK-LABEL: func.func @matmul_odd_columns
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[0, 128, 0], [1, 32, 0], [0, 0, 1]]
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [0, 128, 0], vector = [1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 1]
 // TILED-LABEL: func.func @matmul_odd_columns
 //       TILED:   scf.forall (%{{.*}}) = (0) to (1408) step (128)
 func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
@@ -442,9 +442,9 @@ func.func @matmul_odd_columns(%a: tensor<1x64xf32>, %b: tensor<64x1409xf32>,
 // on).
 
 // CHECK-LABEL: func.func @packed
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [12, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
 // AVX2-LABEL: func.func @packed
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
+//       AVX2:   parallel = [0, 2, 0, 0], vector = [6, 1, 16, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
 // TILED-LABEL: func.func @packed
 //       TILED: scf.forall (%{{.*}}) = (0) to (24) step (2)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c192 step %c12
@@ -482,16 +482,16 @@ func.func @packed(%a: tensor<197x64xf32>, %b: tensor<24x64x32xf32>,
 // loop, for tfm-cpu-prefetch-weights.
 
 // CHECK-LABEL: func.func @packed_dynamic_rows
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
-//       CHECK:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [12, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [8, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [4, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [2, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1]>
+//       CHECK:   parallel = [0, 2, 0, 0], vector = [1, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1]>
 // AVX2-LABEL: func.func @packed_dynamic_rows
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [2, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//       AVX2:   tile_sizes = {{\[}}[0, 2, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []]>
+//       AVX2:   parallel = [0, 2, 0, 0], vector = [6, 1, 16, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       AVX2:   parallel = [0, 2, 0, 0], vector = [4, 1, 16, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       AVX2:   parallel = [0, 2, 0, 0], vector = [2, 1, 16, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//       AVX2:   parallel = [0, 2, 0, 0], vector = [1, 1, 16, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1]>
 // TILED-LABEL: func.func @packed_dynamic_rows
 //       TILED:   scf.for {{.*}} to %c64 step %c1 {{.*}} -> (tensor<12x1x32xf32>) {
 //       TILED:   } {tfm.prefetch_distance = 128 : i64}
@@ -529,9 +529,9 @@ func.func @packed_dynamic_rows(%a: tensor<?x64xf32>, %b: tensor<24x64x32xf32>,
 // one parallel loop over row blocks and panels, with no block split off.
 
 // CHECK-LABEL: func.func @few_panels
-//       CHECK:   tile_sizes = {{\[}}[784, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:   parallel = [784, 1, 0, 0], vector = [12, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 // AVX2-LABEL: func.func @few_panels
-//       AVX2:   tile_sizes = {{\[}}[784, 1, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:   parallel = [784, 1, 0, 0], vector = [6, 1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 // TILED-LABEL: func.func @few_panels
 //       TILED: scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (3136, 3) step (784, 1) shared_outs(%{{.*}} = %{{.*}}) -> (tensor<3136x3x32xf32>)
 //       TILED:   scf.for %{{.*}} = %{{.*}} to %c780 step %c12
@@ -568,7 +568,7 @@ func.func @few_panels(%a: tensor<3136x384xf32>, %b: tensor<3x384x32xf32>,
 //       CHECK:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
 //       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}lowering_config = {{.*}}tfm.fuse_into_consumer
 //       CHECK:   linalg.generic
-//  CHECK-SAME:     lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0], [1, 16]]>}
+//  CHECK-SAME:     lowering_config = #tfm.lowering_config<parallel = [1, 0], vector = [1, 16]>}
 //   CHECK-NOT:     tfm.fuse_into_consumer
 // TILED-LABEL: func.func @layer_norm_rows
 //       TILED:   scf.forall (%[[ROW:.*]]) in (197)
@@ -782,34 +782,34 @@ func.func @blocked_epilogue(%x: tensor<20x800xf32>, %w: tensor<2x800x32xf32>, %b
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [12, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
 //       CHECK:   } else {
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [8, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [4, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [4, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [2, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [2, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [1, 1, 32, 0], [0, 0, 0, 1]]
+//       CHECK:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [1, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:     linalg.generic {{.*}}tfm.fuse_into_producer
 //   CHECK-NOT:   linalg.generic
 //       CHECK:   return
 // AVX2-LABEL: func.func @epilogue_dynamic_rows
 //       AVX2:     linalg.generic {{.*}}tfm.fuse_into_consumer
-//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [6, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [6, 1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       AVX2:     linalg.generic {{.*}}tfm.fuse_into_producer
-//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [4, 1, 16, 0], [0, 0, 0, 1]]
-//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [2, 1, 16, 0], [0, 0, 0, 1]]
-//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [1, 1, 16, 0], [0, 0, 0, 1]]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [4, 1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [2, 1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
+//       AVX2:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [1, 1, 16, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       AVX2:     linalg.generic {{.*}}tfm.fuse_into_producer
 //   AVX2-NOT:   linalg.generic
 //       AVX2:   return
@@ -876,14 +876,14 @@ func.func @epilogue_dynamic_rows(%x: tensor<?x16xf32>, %w: tensor<2x16x32xf32>, 
 //       CHECK:   %[[DEST:.*]] = tensor.extract_slice %[[EMPTY]]
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} ins(%{{.*}} : f32) outs(%[[DEST]] :
-//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [12, 1, 32, 0], [0, 0, 0, 1]]
+//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [12, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 //       CHECK:   } else {
 //  CHECK-NEXT:     scf.yield %[[DEST]] : tensor<?x2x32xf32>
 //       CHECK:   %[[PARTS:.*]] = tensor.insert_slice %{{.*}} into %[[EMPTY]]
 //       CHECK:   %[[DEST8:.*]] = tensor.extract_slice %[[PARTS]]
 //       CHECK:   scf.if
 //  CHECK-NEXT:     linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer} ins(%{{.*}} : f32) outs(%[[DEST8]] :
-//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}tile_sizes = {{\[}}[0, 1, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]]
+//  CHECK-NEXT:     linalg.generic {{.*}}"reduction"]{{.*}}parallel = [0, 1, 0, 0], vector = [8, 1, 32, 0]{{( interchange \[[0-9, ]*\])?}}, reduction = [0, 0, 0, 1]
 // CHECK-COUNT-3:   linalg.fill {lowering_config = {{.*}}, tfm.fuse_into_consumer}
 //   CHECK-NOT:   linalg.fill
 //       CHECK:   return
@@ -1015,11 +1015,11 @@ func.func @dynamic_step_product(%q: tensor<2x24x64xf32>, %kt: tensor<64x?xf32>)
 // are not a multiple of 16: a row at a time with AVX-512.
 
 // CHECK-LABEL: func.func @row_blocks
-//       CHECK:   tile_sizes = {{\[}}[0, 0], [16, 64]]
-//       CHECK:   tile_sizes = {{\[}}[0, 0], [1, 64]]
+//       CHECK:   parallel = [0, 0], vector = [16, 64]
+//       CHECK:   parallel = [0, 0], vector = [1, 64]
 // AVX2-LABEL: func.func @row_blocks
-//       AVX2:   tile_sizes = {{\[}}[0, 0], [8, 64]]
-//       AVX2:   tile_sizes = {{\[}}[0, 0], [8, 64]]
+//       AVX2:   parallel = [0, 0], vector = [8, 64]
+//       AVX2:   parallel = [0, 0], vector = [8, 64]
 // TILED-LABEL: func.func @row_blocks
 //       TILED:   scf.for %{{.*}} = %c0 to %c32 step %c16
 //       TILED:     vector.multi_reduction <maxnumf>, {{.*}} [1] : vector<16x64xf32> to vector<16xf32>
@@ -1077,7 +1077,7 @@ func.func @row_blocks(%x: tensor<4x32x64xf32>, %m: tensor<4x32xf32>,
 // CHECK-LABEL: func.func @runtime_packing(
 //       CHECK:   linalg.transpose {{.*}}tfm.fuse_into_consumer
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.generic {{.*}}tile_sizes = {{\[}}[0, 2, 0, 0], [120, 0, 0, 512]
+//       CHECK:   linalg.generic {{.*}}parallel = [0, 2, 0, 0], cache = [120, 0, 0, 512]
 // AVX2-LABEL: func.func @runtime_packing(
 //       AVX2:   linalg.transpose {{.*}}tfm.fuse_into_consumer
 //       AVX2:   linalg.fill {{.*}}tfm.fuse_into_consumer

@@ -15,7 +15,7 @@
 //       GPU:   } {mapping = [#gpu.block<linear_dim_0>, #gpu.block<linear_dim_1>]}
 func.func @one_tile(%q: tensor<1x8x16xf32>, %kt: tensor<1x16x8xf32>, %v: tensor<1x8x16xf32>, %acc: tensor<1x8x16xf32>, %max: tensor<1x8xf32>, %sum: tensor<1x8xf32>) -> tensor<1x8x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 8]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 8, 0], reduction = [0, 0, 8]>}
       outs(%acc, %max, %sum : tensor<1x8x16xf32>, tensor<1x8xf32>, tensor<1x8xf32>)
       : tensor<1x8x16xf32>, tensor<1x16x8xf32>, tensor<1x8x16xf32> -> tensor<1x8x16xf32>, tensor<1x8xf32>, tensor<1x8xf32>
   return %r#0 : tensor<1x8x16xf32>

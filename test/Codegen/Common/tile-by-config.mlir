@@ -1,7 +1,8 @@
 // RUN: tfm-opt %s --tfm-tile-by-config --canonicalize -split-input-file | FileCheck %s
 
-// Flash attention is a strategy: level 0 tiles (batch, 8 queries) in an
-// scf.forall, level 1 tiles the tiles into blocks of 16 keys with scf.for.
+// Flash attention is a strategy: its parallel level tiles (batch, 8 queries)
+// in an scf.forall, its reduction level tiles the tiles into blocks of 16
+// keys with scf.for.
 // 20 queries are 2 full tiles and a remainder of 4, split off first so that
 // every tile is static; likewise 20 keys are one full block (a loop of one
 // iteration, which the canonicalizer removes) and a remainder of 4. Each tile
@@ -17,7 +18,7 @@
 //   CHECK-NOT:   lowering_config
 func.func @flash(%q: tensor<2x20x16xf32>, %kt: tensor<2x16x20xf32>, %v: tensor<2x20x16xf32>, %acc: tensor<2x20x16xf32>, %max: tensor<2x20xf32>, %sum: tensor<2x20xf32>) -> tensor<2x20x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
-      {causal, lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 16]]>}
+      {causal, lowering_config = #tfm.lowering_config<parallel = [1, 8, 0], reduction = [0, 0, 16]>}
       outs(%acc, %max, %sum : tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>)
       : tensor<2x20x16xf32>, tensor<2x16x20xf32>, tensor<2x20x16xf32> -> tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>
   return %r#0 : tensor<2x20x16xf32>
@@ -35,7 +36,7 @@ func.func @flash(%q: tensor<2x20x16xf32>, %kt: tensor<2x16x20xf32>, %v: tensor<2
 //       CHECK:     tfm.online_attention {{.*}} valid_lens(%{{.*}} : tensor<1x4xi32>) mask(%{{.*}} : tensor<1x4x8xf32>) offsets(%[[Q0]], %c0)
 func.func @masks(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %lens: tensor<2x8xi32>, %mask: tensor<1x8x8xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) -> tensor<2x8x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v valid_lens(%lens : tensor<2x8xi32>) mask(%mask : tensor<1x8x8xf32>)
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 4, 0]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 4, 0]>}
       outs(%acc, %max, %sum : tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
       : tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
   return %r#0 : tensor<2x8x16xf32>
@@ -59,14 +60,15 @@ func.func @no_config(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor
 // -----
 
 // Any TilingInterface op takes a config: a linalg.matmul with an
-// interchanged level.
+// interchanged level. A config without a parallel level makes no forall.
 
 // CHECK-LABEL: func.func @matmul
+//   CHECK-NOT:   scf.forall
 //       CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c16
 //       CHECK:     scf.for %{{.*}} = %c0 to %c8 step %c4
 //       CHECK:       linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x12xf32>, tensor<12x16xf32>) outs(%{{.*}} : tensor<4x16xf32>)
 func.func @matmul(%a: tensor<8x12xf32>, %b: tensor<12x32xf32>, %c: tensor<8x32xf32>) -> tensor<8x32xf32> {
-  %0 = linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = [[0, 0, 0], [4, 16, 0]], interchange = [[0, 1, 2], [1, 0, 2]]>}
+  %0 = linalg.matmul {lowering_config = #tfm.lowering_config<vector = [4, 16, 0] interchange [1, 0, 2]>}
       ins(%a, %b : tensor<8x12xf32>, tensor<12x32xf32>) outs(%c : tensor<8x32xf32>) -> tensor<8x32xf32>
   return %0 : tensor<8x32xf32>
 }
@@ -75,7 +77,7 @@ func.func @matmul(%a: tensor<8x12xf32>, %b: tensor<12x32xf32>, %c: tensor<8x32xf
 
 // A producer marked tfm.fuse_into_consumer is computed inside its reader's
 // parallel tiles: the row sums of 2 rows per tile, in the forall of the
-// op that reads them, then tiled by their own level 1 (vectors of 4 along
+// op that reads them, then tiled by their own next level (vectors of 4 along
 // the reduction) next to the reader's tiles (vectors of 8). Nothing is left
 // outside the forall.
 
@@ -94,7 +96,7 @@ func.func @fused_rows(%x: tensor<6x16xf32>, %init: tensor<6xf32>) -> tensor<6x16
   %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                          iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<6x16xf32>) outs(%init : tensor<6xf32>)
-      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 0], [0, 4]]>, tfm.fuse_into_consumer} {
+      attrs = {lowering_config = #tfm.lowering_config<parallel = [1, 0], reduction = [0, 4]>, tfm.fuse_into_consumer} {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
@@ -103,7 +105,7 @@ func.func @fused_rows(%x: tensor<6x16xf32>, %init: tensor<6xf32>) -> tensor<6x16
   %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%x, %sum : tensor<6x16xf32>, tensor<6xf32>) outs(%e : tensor<6x16xf32>)
-      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[2, 0], [0, 8]]>} {
+      attrs = {lowering_config = #tfm.lowering_config<parallel = [2, 0], reduction = [0, 8]>} {
   ^bb0(%a: f32, %s: f32, %o: f32):
     %r = arith.subf %a, %s : f32
     linalg.yield %r : f32
@@ -133,7 +135,7 @@ func.func @split_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x16
   %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>],
                          iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<5x16xf32>) outs(%init : tensor<5xf32>)
-      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 0]]>, tfm.fuse_into_consumer} {
+      attrs = {lowering_config = #tfm.lowering_config<parallel = [1, 0]>, tfm.fuse_into_consumer} {
   ^bb0(%a: f32, %acc: f32):
     %s = arith.addf %acc, %a : f32
     linalg.yield %s : f32
@@ -142,7 +144,7 @@ func.func @split_rows(%x: tensor<5x16xf32>, %init: tensor<5xf32>) -> tensor<5x16
   %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%x, %sum : tensor<5x16xf32>, tensor<5xf32>) outs(%e : tensor<5x16xf32>)
-      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[2, 0]]>} {
+      attrs = {lowering_config = #tfm.lowering_config<parallel = [2, 0]>} {
   ^bb0(%a: f32, %s: f32, %o: f32):
     %r = arith.subf %a, %s : f32
     linalg.yield %r : f32
@@ -186,7 +188,7 @@ func.func @fused_state(%q: tensor<2x16x16xf32>, %kt: tensor<2x16x32xf32>, %v: te
   %max = linalg.fill {tfm.fuse_into_consumer} ins(%ninf : f32) outs(%e1 : tensor<2x16xf32>) -> tensor<2x16xf32>
   %sum = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e1 : tensor<2x16xf32>) -> tensor<2x16xf32>
   %r:3 = tfm.online_attention %q, %kt, %v
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 16]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 8, 0], reduction = [0, 0, 16]>}
       outs(%acc, %max, %sum : tensor<2x16x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
       : tensor<2x16x16xf32>, tensor<2x16x32xf32>, tensor<2x32x16xf32> -> tensor<2x16x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>
   %e2 = tensor.empty() : tensor<2x16x16xf32>
@@ -222,7 +224,7 @@ func.func @split_state(%q: tensor<2x20x16xf32>, %kt: tensor<2x16x32xf32>, %v: te
   %max = linalg.fill {tfm.fuse_into_consumer} ins(%ninf : f32) outs(%e1 : tensor<2x20xf32>) -> tensor<2x20xf32>
   %sum = linalg.fill {tfm.fuse_into_consumer} ins(%zero : f32) outs(%e1 : tensor<2x20xf32>) -> tensor<2x20xf32>
   %r:3 = tfm.online_attention %q, %kt, %v
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 8, 0], [0, 0, 16]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 8, 0], reduction = [0, 0, 16]>}
       outs(%acc, %max, %sum : tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>)
       : tensor<2x20x16xf32>, tensor<2x16x32xf32>, tensor<2x32x16xf32> -> tensor<2x20x16xf32>, tensor<2x20xf32>, tensor<2x20xf32>
   %e2 = tensor.empty() : tensor<2x20x16xf32>

@@ -7,9 +7,9 @@
 // clamped to the sizes they tile.
 
 // CHECK-LABEL: func.func @flash
-//       CHECK:   tfm.online_attention {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0], [0, 0, 48]]>
+//       CHECK:   tfm.online_attention {{.*}}lowering_config = #tfm.lowering_config<parallel = [1, 32, 0], reduction = [0, 0, 48]>
 // OPTIONS-LABEL: func.func @flash
-//       OPTIONS:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 16, 0], [0, 0, 8]]>
+//       OPTIONS:   lowering_config = #tfm.lowering_config<parallel = [1, 16, 0], reduction = [0, 0, 8]>
 func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tensor<12x48x64xf32>, %acc: tensor<12x197x64xf32>, %max: tensor<12x197xf32>, %sum: tensor<12x197xf32>) -> tensor<12x197x64xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
       outs(%acc, %max, %sum : tensor<12x197x64xf32>, tensor<12x197xf32>, tensor<12x197xf32>)
@@ -23,12 +23,12 @@ func.func @flash(%q: tensor<12x197x64xf32>, %kt: tensor<12x64x48xf32>, %v: tenso
 // decomposed untiled).
 
 // CHECK-LABEL: func.func @kept
-//       CHECK:   lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 2, 0]]>
+//       CHECK:   lowering_config = #tfm.lowering_config<parallel = [1, 2, 0]>
 // CHECK-LABEL: func.func @dynamic
 //   CHECK-NOT:   lowering_config
 func.func @kept(%q: tensor<2x8x16xf32>, %kt: tensor<2x16x8xf32>, %v: tensor<2x8x16xf32>, %acc: tensor<2x8x16xf32>, %max: tensor<2x8xf32>, %sum: tensor<2x8xf32>) -> tensor<2x8x16xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v
-      {lowering_config = #tfm.lowering_config<tile_sizes = [[1, 2, 0]]>}
+      {lowering_config = #tfm.lowering_config<parallel = [1, 2, 0]>}
       outs(%acc, %max, %sum : tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>)
       : tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>, tensor<2x8xf32>
   return %r#0 : tensor<2x8x16xf32>
@@ -52,9 +52,9 @@ func.func @dynamic(%q: tensor<?x8x16xf32>, %kt: tensor<?x16x8xf32>, %v: tensor<?
 // stage its operands in shared memory.
 
 // CHECK-LABEL: func.func @matmul(
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [32, 32, 0], reduction = [0, 0, 64]>}
 // OPTIONS-LABEL: func.func @matmul(
-//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0], [0, 0, 32]]
+//       OPTIONS:   parallel = [16, 16, 0], reduction = [0, 0, 32]
 // TILED-LABEL: func.func @matmul(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
 //       TILED:     %[[CHUNK:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<32x64xf32>, tensor<64x32xf32>) outs(%{{.*}} : tensor<32x32xf32>)
@@ -74,11 +74,11 @@ func.func @matmul(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 // One tile short of 132 (131 batch elements of one tile each) keeps 32 x 32.
 
 // CHECK-LABEL: func.func @large_products(
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[64, 64, 0], [0, 0, 64]]>}
-//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 64, 64, 0]]>}
-//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 32, 0]]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [64, 64, 0], reduction = [0, 0, 64]>}
+//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [1, 64, 64, 0]>}
+//       CHECK:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [1, 32, 32, 0]>}
 // OPTIONS-LABEL: func.func @large_products(
-//       OPTIONS:   tile_sizes = {{\[}}[16, 16, 0], [0, 0, 32]]
+//       OPTIONS:   parallel = [16, 16, 0], reduction = [0, 0, 32]
 func.func @large_products(%a: tensor<768x128xf16>, %b: tensor<128x768xf16>, %c: tensor<768x768xf32>,
                           %ba: tensor<33x64x32xf16>, %bb: tensor<33x32x256xf16>, %bc: tensor<33x64x256xf32>,
                           %sa: tensor<131x64x32xf16>, %sb: tensor<131x32x64xf16>, %sc: tensor<131x64x64xf32>)
@@ -94,7 +94,7 @@ func.func @large_products(%a: tensor<768x128xf16>, %b: tensor<128x768xf16>, %c: 
 // A batched matmul: one batch element and one output tile per block.
 
 // CHECK-LABEL: func.func @batch_matmul(
-//       CHECK:   tile_sizes = {{\[}}[1, 32, 32, 0]]>
+//       CHECK:   parallel = [1, 32, 32, 0]>
 // TILED-LABEL: func.func @batch_matmul(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}, %{{.*}}) = (0, 0, 0) to (8, 64, 64) step (1, 32, 32)
 //       TILED:     linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<1x32x16xf32>, tensor<1x16x32xf32>) outs(%{{.*}} : tensor<1x32x32xf32>)
@@ -150,8 +150,8 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 
 // CHECK-LABEL: func.func @epilogue(
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>, tfm.fuse_into_consumer}
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32]]>
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [32, 32, 0], reduction = [0, 0, 64]>, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [32, 32]>
 // TILED-LABEL: func.func @epilogue(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
 //   TILED-NOT:     scf.forall
@@ -166,8 +166,8 @@ func.func @nested(%a: tensor<64x96xf32>, %b: tensor<96x80xf32>, %c: tensor<64x80
 //       TILED:   return
 // CHECK-LABEL: func.func @remainder_tiles(
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32, 0], [0, 0, 64]]>, tfm.fuse_into_consumer}
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[32, 32]]>
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [32, 32, 0], reduction = [0, 0, 64]>, tfm.fuse_into_consumer}
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [32, 32]>
 // TILED-LABEL: func.func @remainder_tiles(
 //       TILED:   scf.forall (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (32, 32)
 //       TILED:     linalg.fill {{.*}} -> tensor<32x32xf32>
@@ -225,7 +225,7 @@ func.func @remainder_tiles(%a: tensor<64x96xf16>, %b: tensor<96x80xf16>, %bias: 
 
 // CHECK-LABEL: func.func @reader_kept(
 //   CHECK-NOT:   tfm.fuse_into_consumer
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[16, 64]]>
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [16, 64]>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<64x64xf32> {
   %zero = arith.constant 0.0 : f32
@@ -235,7 +235,7 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
   %out = tensor.empty() : tensor<64x64xf32>
   %1 = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
       ins(%0 : tensor<64x64xf32>) outs(%out : tensor<64x64xf32>)
-      attrs = {lowering_config = #tfm.lowering_config<tile_sizes = [[16, 64]]>} {
+      attrs = {lowering_config = #tfm.lowering_config<parallel = [16, 64]>} {
   ^bb0(%x: f32, %o: f32):
     %r = arith.maximumf %x, %zero : f32
     linalg.yield %r : f32
@@ -256,7 +256,7 @@ func.func @reader_kept(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>) -> tensor<6
 //       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}tfm.fuse_into_consumer
 //       CHECK:   linalg.fill {{.*}}tfm.fuse_into_consumer
 //       CHECK:   linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[4, 0]]>
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [4, 0]>
 // TILED-LABEL: func.func @layer_norm(
 //       TILED:   scf.forall (%[[R:.*]]) = (0) to (1024) step (4)
 //       TILED:     linalg.fill
@@ -311,7 +311,7 @@ func.func @layer_norm(%x: tensor<1024x64xf32>) -> tensor<1024x64xf32> {
 // kernels); one row a block, 197 blocks, one forall.
 
 // CHECK-LABEL: func.func @layer_norm_197(
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0]]>
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [1, 0]>
 // TILED-LABEL: func.func @layer_norm_197(
 //       TILED:   scf.forall (%{{.*}}) in (197)
 //   TILED-NOT:   scf.forall (
@@ -418,7 +418,7 @@ func.func @no_rowwise_group(%x: tensor<12x64xf32>, %d: tensor<?x64xf32>) -> (ten
 
 // CHECK-LABEL: func.func @softmax_rows(
 //       CHECK:   linalg.generic {{.*}}tfm.fuse_into_consumer
-//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 0]]>
+//       CHECK:   linalg.generic {{.*}}lowering_config = #tfm.lowering_config<parallel = [1, 0]>
 // CHECK-LABEL: func.func @softmax_rows_too_long(
 //   CHECK-NOT:   lowering_config
 //   CHECK-NOT:   tfm.fuse_into_consumer

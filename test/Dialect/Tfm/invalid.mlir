@@ -2058,36 +2058,66 @@ func.func @online_attention_result(%q: tensor<2x7x8xf32>, %kt: tensor<2x8x6xf32>
 
 // -----
 
-// expected-error @+1 {{expected 3 tile sizes at level 1, found 2}}
-func.func @lowering_config_sizes() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0], [0, 64]]>} {
+// expected-error @+1 {{expected 3 tile sizes at level reduction, found 2}}
+func.func @lowering_config_sizes() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0], reduction = [0, 64]>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{expected tile sizes >= 0 at level 0}}
-func.func @lowering_config_negative() attributes {c = #tfm.lowering_config<tile_sizes = [[1, -32, 0]]>} {
+// expected-error @+1 {{expected tile sizes >= 0 at level parallel}}
+func.func @lowering_config_negative() attributes {c = #tfm.lowering_config<parallel = [1, -32, 0]>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{expected the interchange of level 0 to be a permutation of the 3 loops}}
-func.func @lowering_config_interchange() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], interchange = [[0, 0, 2]]>} {
+// expected-error @+1 {{expected the interchange of level parallel to be a permutation of the 3 loops}}
+func.func @lowering_config_interchange() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0] interchange [0, 0, 2]>} {
   return
 }
 
 // -----
 
 // expected-error @+1 {{expected a prefetch_distance >= 0}}
-func.func @lowering_config_prefetch() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = -8>} {
+func.func @lowering_config_prefetch() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0], prefetch_distance = -8>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{expected 'interchange' or 'prefetch_distance', in that order, at most once each}}
-func.func @lowering_config_order() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 8, interchange = [[0, 1, 2]]>} {
+// expected-error @+1 {{expected a tiling level (parallel, cache, vector or reduction), or prefetch_distance after the levels}}
+func.func @lowering_config_prefetch_first() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0], prefetch_distance = 8, vector = [1, 8, 0]>} {
+  return
+}
+
+// -----
+
+// The positional syntax of before the levels had names.
+// expected-error @+1 {{expected a tiling level (parallel, cache, vector or reduction), or prefetch_distance after the levels}}
+func.func @lowering_config_positional() attributes {c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected the levels in the order parallel, cache, vector, reduction, each at most once; found parallel after vector}}
+func.func @lowering_config_level_order() attributes {c = #tfm.lowering_config<vector = [1, 8, 0], parallel = [1, 32, 0]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{expected the levels in the order parallel, cache, vector, reduction, each at most once; found reduction after reduction}}
+func.func @lowering_config_level_twice() attributes {c = #tfm.lowering_config<reduction = [0, 0, 8], reduction = [0, 0, 1]>} {
+  return
+}
+
+// -----
+
+// A level's interchange follows its sizes, without a comma.
+// expected-error @+1 {{expected a tiling level (parallel, cache, vector or reduction), or prefetch_distance after the levels}}
+func.func @lowering_config_interchange_comma() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0], interchange = [0, 1, 2]>} {
   return
 }
 

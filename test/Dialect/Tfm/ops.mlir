@@ -940,13 +940,13 @@ func.func @prepend_class_token_bf16(%x: tensor<4x16x64xbf16>, %cls: tensor<1x1x6
 // interchange: the distance survives the round trip.
 
 // CHECK-LABEL: func.func @lowering_config_prefetch()
-//  CHECK-SAME:   a = #tfm.lowering_config<tile_sizes = {{\[}}[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = {{\[}}[], [0, 1, 2, 3], []], prefetch_distance = 128>
-//  CHECK-SAME:   b = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0]], prefetch_distance = 16>
-//  CHECK-SAME:   c = #tfm.lowering_config<tile_sizes = {{\[}}[1, 32, 0]]>
+//  CHECK-SAME:   a = #tfm.lowering_config<parallel = [0, 2, 0, 0], vector = [8, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>
+//  CHECK-SAME:   b = #tfm.lowering_config<parallel = [1, 32, 0], prefetch_distance = 16>
+//  CHECK-SAME:   c = #tfm.lowering_config<parallel = [1, 32, 0]>
 func.func @lowering_config_prefetch() attributes {
-    a = #tfm.lowering_config<tile_sizes = [[0, 2, 0, 0], [8, 1, 32, 0], [0, 0, 0, 1]], interchange = [[], [0, 1, 2, 3], []], prefetch_distance = 128>,
-    b = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 16>,
-    c = #tfm.lowering_config<tile_sizes = [[1, 32, 0]], prefetch_distance = 0>} {
+    a = #tfm.lowering_config<parallel = [0, 2, 0, 0], vector = [8, 1, 32, 0] interchange [0, 1, 2, 3], reduction = [0, 0, 0, 1], prefetch_distance = 128>,
+    b = #tfm.lowering_config<parallel = [1, 32, 0], prefetch_distance = 16>,
+    c = #tfm.lowering_config<parallel = [1, 32, 0], prefetch_distance = 0>} {
   return
 }
 
@@ -954,10 +954,10 @@ func.func @lowering_config_prefetch() attributes {
 // and a code generation strategy on it.
 
 // CHECK-LABEL: func.func @online_attention
-//       CHECK:   tfm.online_attention %{{.*}}, %{{.*}}, %{{.*}} valid_lens(%{{.*}} : tensor<2x7xi64>) mask(%{{.*}} : tensor<1x7x6xf32>) offsets(%{{.*}}, %{{.*}}) {causal, lowering_config = #tfm.lowering_config<tile_sizes = {{\[}}[1, 4, 0], [0, 0, 2]], interchange = {{\[}}[0, 1, 2], [0, 1, 2]]>, scale = 2.500000e-01 : f64} outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>) : tensor<2x7x8xf16>, tensor<2x8x6xf16>, tensor<2x6x3xf16> -> tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>
+//       CHECK:   tfm.online_attention %{{.*}}, %{{.*}}, %{{.*}} valid_lens(%{{.*}} : tensor<2x7xi64>) mask(%{{.*}} : tensor<1x7x6xf32>) offsets(%{{.*}}, %{{.*}}) {causal, lowering_config = #tfm.lowering_config<parallel = [1, 4, 0] interchange [0, 1, 2], reduction = [0, 0, 2] interchange [0, 1, 2]>, scale = 2.500000e-01 : f64} outs(%{{.*}}, %{{.*}}, %{{.*}} : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>) : tensor<2x7x8xf16>, tensor<2x8x6xf16>, tensor<2x6x3xf16> -> tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>
 func.func @online_attention(%q: tensor<2x7x8xf16>, %kt: tensor<2x8x6xf16>, %v: tensor<2x6x3xf16>, %lens: tensor<2x7xi64>, %mask: tensor<1x7x6xf32>, %q0: index, %k0: index, %acc: tensor<2x7x3xf32>, %max: tensor<2x7xf32>, %sum: tensor<2x7xf32>) -> tensor<2x7x3xf32> {
   %r:3 = tfm.online_attention %q, %kt, %v valid_lens(%lens : tensor<2x7xi64>) mask(%mask : tensor<1x7x6xf32>) offsets(%q0, %k0)
-      {causal, scale = 0.25 : f64, lowering_config = #tfm.lowering_config<tile_sizes = [[1, 4, 0], [0, 0, 2]], interchange = [[0, 1, 2], [0, 1, 2]]>}
+      {causal, scale = 0.25 : f64, lowering_config = #tfm.lowering_config<parallel = [1, 4, 0] interchange [0, 1, 2], reduction = [0, 0, 2] interchange [0, 1, 2]>}
       outs(%acc, %max, %sum : tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>)
       : tensor<2x7x8xf16>, tensor<2x8x6xf16>, tensor<2x6x3xf16> -> tensor<2x7x3xf32>, tensor<2x7xf32>, tensor<2x7xf32>
   return %r#0 : tensor<2x7x3xf32>

@@ -15,20 +15,21 @@ def TfmCpuSelectVectorStrategy : Pass<"tfm-cpu-select-vector-strategy"> {
     tiles.
 
     - A matmul, batched or not, whose right operand is row-major gets the
-      register-blocked micro-kernel, in three levels: the parallel tiles
+      register-blocked micro-kernel, in three levels: the `parallel` tiles
       (one batch element each when there are two or more, else column
       panels of one to four register tiles, as many as make a number of
-      parallel tiles that 4 or else 2 threads share evenly), register tiles
-      of Mr x Nr (Nr two vector registers wide, Mr 12 rows with AVX-512's
-      32 registers and 6 with AVX2's 16) with the column loop outermost,
-      and the reduction one step at a time. A matmul whose right operand
+      parallel tiles that 4 or else 2 threads share evenly), `vector`
+      (register) tiles of Mr x Nr (Nr two vector registers wide, Mr 12
+      rows with AVX-512's 32 registers and 6 with AVX2's 16) with the
+      column loop outermost,
+      and the `reduction` one step at a time. A matmul whose right operand
       `tfm-cpu-pack-panels` packed gets the same tiles, one panel per
       register tile. The pipeline then keeps each accumulator tile in
       registers (`tfm-cpu-hoist-invariant-subsets`): one broadcast FMA per
       row, register and step. Columns that Nr does not divide (an LM head's
       vocabulary, unpacked) get panels of four register tiles and a last
       one of the columns left over. A reduction longer than 768 steps is
-      cut into cache blocks of 512 first (a fourth level); such a product
+      cut into blocks of 512 first (a `cache` level); such a product
       takes into its parallel tiles the copy that packs its right operand
       at run time and the fill of its accumulator, where no other tile
       reads what a tile reads of them: each tile packs its own panels and
@@ -347,7 +348,8 @@ def TfmCpuPrefetchWeights
   let summary = "Prefetch what marked loops stream through of constants "
                 "and arguments some iterations ahead";
   let description = [{
-    Tiling marks the last level's loops of an op whose `lowering_config`
+    Tiling marks the innermost level's loops of an op whose
+    `lowering_config`
     has a `prefetch_distance` D with `tfm.prefetch_distance = D`
     (`tfm-cpu-select-vector-strategy` asks it of a few-row product with
     packed panels, a decoding step's batch, and of a decoding step's

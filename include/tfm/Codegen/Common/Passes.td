@@ -11,16 +11,17 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     Applies a code generation strategy and chooses nothing: every op with a
     `lowering_config` attribute (see `#tfm.lowering_config` in the dialect
     reference) is tiled through its `TilingInterface` with upstream's
-    `scf::tileUsingSCF`, level by level. Level 0 becomes an `scf.forall`
-    (parallel tiles: the CPU's threads, the GPU's blocks); each later level
-    tiles the tiles of the level before it with `scf.for`. Where a tile size
-    does not divide a loop of static size, every tile still gets a static
-    shape:
-    - at level 0, and at every level of an op that is not a linalg op
+    `scf::tileUsingSCF`, level by level. The `parallel` level becomes an
+    `scf.forall` (the CPU's threads, the GPU's blocks); each other level
+    (`cache`, `vector`, `reduction`) tiles the tiles of the level before it
+    with `scf.for`. Where a tile size does not divide a loop of static size,
+    every tile still gets a static shape:
+    - at the `parallel` level, and at every level of an op that is not a
+      linalg op
       (`tfm.online_attention`, decomposed right after), the op is first
       split (`linalg::splitOp`) into the part the tiles cover exactly and a
       remainder tiled by its own size;
-    - at the later levels of a linalg op, the `scf.for` is peeled
+    - at the other levels of a linalg op, the `scf.for` is peeled
       (`scf::peelForLoopAndSimplifyBounds`): a main loop and a last partial
       iteration in the same loop nest, which bufferization updates in place
       (split ops there cost copies); the canonicalizer then makes the
@@ -30,17 +31,19 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     (`tfm-cpu-select-strategy`, `tfm-cpu-select-vector-strategy`,
     `tfm-gpu-select-strategy`), or from a test
     or a user who writes the attribute by hand. On `tfm.online_attention`
-    with `tile_sizes = [[1, Tq, 0], [0, 0, Tk]]` this is flash attention:
+    with `parallel = [1, Tq, 0], reduction = [0, 0, Tk]` this is flash
+    attention:
     parallel query tiles, each a loop over key blocks.
 
     An op marked `tfm.fuse_into_consumer` is not tiled on its own: the op
-    that reads it tiles its level 0 with upstream's
+    that reads it tiles its `parallel` level with upstream's
     `scf::tileConsumerAndFuseProducersUsingSCF`, which computes the slice
     of each marked producer (and, through their slices, of theirs) inside
     each parallel tile; copies of one producer read by two ops of the group
-    are merged (CSE), and every op in the loop is then tiled by levels 1
-    and up of its own config. Readers go first (the ops are taken in
-    reverse order). Where the reader's level-0 tiles do not divide one of
+    are merged (CSE), and every op in the loop is then tiled by the levels
+    after the `parallel` one of its own config. Readers go first (the ops
+    are taken in reverse order). Where the reader's parallel tiles do not
+    divide one of
     its loops (a GPU product's epilogue on 197 rows in tiles of 32), the
     reader is split first into
     the part whole tiles cover and the remainder, each part computes the
@@ -48,19 +51,21 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
     fused as above (the remainder in one tile along that loop); a marked
     op whose reader does not take it is tiled on its own after all.
 
-    A product of three levels (parallel tiles, register tiles, reduction
-    steps) takes in its epilogue level by level: the op computing its
+    A product of the levels `parallel`, `vector` and `reduction` (parallel
+    tiles, register tiles, reduction steps) takes in its epilogue level by
+    level: the op computing its
     accumulator (marked `tfm.fuse_into_consumer`) with upstream's
     `scf::tileAndFuseProducerOfSlice`, the op reading its result (marked
     `tfm.fuse_into_producer`) with `scf::tileAndFuseConsumer`, into the
-    loops of level 0 and of level 1, before level 1 is peeled; their
+    loops of its `parallel` and `vector` levels, before the latter is
+    peeled; their
     register tiles are then vectorized as they are. One that could be
     fused into the parallel tiles only is tiled there by its own config.
 
     An op whose config does not fit its iteration space, or that does not
     implement `TilingInterface`, is an error.
 
-    With `map-tile-loops` (the GPU pipeline), each level-0 `scf.forall`
+    With `map-tile-loops` (the GPU pipeline), each outermost `scf.forall`
     is marked as mapped to GPU blocks (`#gpu.block<linear_dim_i>`), which
     keeps the canonicalizer from folding a loop of one iteration (a batch
     of 1 with one query tile) into its parent: the GPU mapping launches a
@@ -68,7 +73,7 @@ def TfmTileByConfig : Pass<"tfm-tile-by-config"> {
   }];
   let options = [
     Option<"mapTileLoops", "map-tile-loops", "bool", /*default=*/"false",
-           "Mark level-0 tile loops as mapped to GPU blocks">,
+           "Mark the parallel levels' loops as mapped to GPU blocks">,
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect",

@@ -42,8 +42,8 @@ void markAttentionStateForFusion(OnlineAttentionOp op);
 /// Marks the ops that `root`'s parallel tiles compute row by row for it
 /// with tfm.fuse_into_consumer: the producers, transitively, that it and
 /// they read row by row (indexed by the leading loops that `root`'s config
-/// tiles at level 0, and nothing else) and that no op outside the group
-/// reads, among those `isRowwiseProducer` accepts (the target's: the ops
+/// tiles at its parallel level, and nothing else) and that no op outside the
+/// group reads, among those `isRowwiseProducer` accepts (the target's: the ops
 /// whose tiles are rows). A LayerNorm's mean and variance (and the fills of
 /// their accumulators) then run in the parallel tiles of its normalization,
 /// a tile of rows at a time, instead of as passes each over the whole

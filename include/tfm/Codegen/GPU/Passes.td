@@ -358,7 +358,7 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       are staged through shared memory, so that each element read from
       global memory serves a whole row or column of the tile. A reduction
       longer than `reduction-tile` steps is cut into chunks of that many
-      (a second level), each chunk of the operands staged in turn: a
+      (a `reduction` level), each chunk of the operands staged in turn: a
       whole reduction of 768 or 3072 steps would need more shared memory
       than a block has, or be read from global memory element by element.
       A contraction whose batch, row and column loops would need more than
