@@ -2115,6 +2115,13 @@ func.func @lowering_config_level_twice() attributes {c = #tfm.lowering_config<re
 
 // -----
 
+// expected-error @+1 {{expected at least one tiling level}}
+func.func @lowering_config_empty() attributes {c = #tfm.lowering_config<>} {
+  return
+}
+
+// -----
+
 // A level's interchange follows its sizes, without a comma.
 // expected-error @+1 {{expected a tiling level (parallel, cache, vector or reduction), or prefetch_distance after the levels}}
 func.func @lowering_config_interchange_comma() attributes {c = #tfm.lowering_config<parallel = [1, 32, 0], interchange = [0, 1, 2]>} {

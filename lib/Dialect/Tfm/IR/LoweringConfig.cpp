@@ -41,6 +41,11 @@ Attribute LoweringConfigAttr::parse(AsmParser &parser, Type) {
   bool hasPrefetch = false, hasInterchange = false;
   if (parser.parseLess())
     return {};
+  if (succeeded(parser.parseOptionalGreater())) {
+    parser.emitError(parser.getCurrentLocation())
+        << "expected at least one tiling level";
+    return {};
+  }
   // `level = [sizes] (interchange [order])?`, then `prefetch_distance = N`.
   do {
     StringRef keyword;
