@@ -145,8 +145,11 @@ LogicalResult emulateLaunch(IRRewriter &rewriter, gpu::LaunchOp launch) {
               .getResult());
       continue;
     }
+    // One thread: nothing to wait for. (A barrier of the body itself is not
+    // cloned: erased by the walk below, the clone would be read after it.)
+    if (isa<gpu::BarrierOp>(op))
+      continue;
     Operation *clone = rewriter.clone(op, mapping);
-    // One thread: nothing to wait for.
     clone->walk([&](gpu::BarrierOp barrier) { rewriter.eraseOp(barrier); });
     // A choice between shared-memory buffers (a pipelined operand's, per
     // step) now chooses between their host buffers.
