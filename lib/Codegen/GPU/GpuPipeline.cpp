@@ -186,6 +186,8 @@ void tfm::buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &config) 
     strategy.qTileSize = config.attentionQTile;
   if (config.attentionKvTile > 0)
     strategy.kvTileSize = config.attentionKvTile;
+  strategy.tensorCores = config.tensorCores;
+  strategy.tf32 = config.tf32;
   // On tensor cores ldmatrix loads a product's right operand by rows of
   // either dimension: the weights of x · wᵀ are read as they are, not
   // transposed by a kernel at every call.

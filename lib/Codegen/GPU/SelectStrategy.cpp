@@ -27,23 +27,49 @@ using namespace mlir::tfm;
 /// a block.
 static constexpr int64_t kMultiprocessors = 132;
 
-/// The output tile's rows and columns where the strategy chooses them: 64
-/// x 64 (four warps of 32 x 32 each, whose fragments of A and B each serve
-/// two and four instructions) where the product has at least as many such
-/// tiles as an H100 has multiprocessors, so that none idles; else 32 x 32,
-/// which gives a small product (a batch-1 layer of 197 or 384 rows) four
-/// times the blocks.
+/// The largest output tile, for products on tensor cores, and the
+/// reduction steps staged at a time for it: three stages of a chunk of 32
+/// of both float16 operands take about 60 KB of shared memory (of 64, 108
+/// KB: one block a multiprocessor on an A100).
+static constexpr int64_t kTensorCoreTile = 128, kTensorCoreChunk = 32;
+
+/// The output tile's rows and columns where the strategy chooses them: with
+/// tensor cores, 128 x 128 (four warps of 64 x 64, each A fragment serving
+/// eight instructions and each B fragment four, as CUTLASS's default
+/// Ampere and Hopper tiles do) where the product has at least as many such
+/// tiles as an H100 has multiprocessors, so that none idles; else 64 x 64
+/// (four warps of 32 x 32, whose fragments of A and B each serve two and
+/// four instructions) on the same condition; else 32 x 32, which gives a
+/// small product (a batch-1 layer of 197 or 384 rows) four times the
+/// blocks. Without tensor cores a block's threads compute one element of
+/// the tile at a time, and a larger tile only makes fewer blocks.
 static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
-                                     const linalg::ContractionDimensions &dims) {
+                                     const linalg::ContractionDimensions &dims,
+                                     bool tensorCores) {
   constexpr int64_t kLargeTile = 64, kSmallTile = 32;
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return kSmallTile;
-  int64_t blocks = 1;
-  for (unsigned b : dims.batch)
-    blocks *= ranges[b];
-  for (unsigned dim : {dims.m.back(), dims.n.back()})
-    blocks *= llvm::divideCeil(ranges[dim], kLargeTile);
-  return blocks >= kMultiprocessors ? kLargeTile : kSmallTile;
+  auto countBlocks = [&](int64_t tile) {
+    int64_t blocks = 1;
+    for (unsigned b : dims.batch)
+      blocks *= ranges[b];
+    for (unsigned dim : {dims.m.back(), dims.n.back()})
+      blocks *= llvm::divideCeil(ranges[dim], tile);
+    return blocks;
+  };
+  if (tensorCores && countBlocks(kTensorCoreTile) >= kMultiprocessors)
+    return kTensorCoreTile;
+  return countBlocks(kLargeTile) >= kMultiprocessors ? kLargeTile : kSmallTile;
+}
+
+/// Whether tfm-map-to-gpu{tensor-cores} computes `op`'s tiles on tensor
+/// cores, as far as its operands' types tell: float16 or bfloat16, or
+/// float32 with `tf32`.
+static bool hasTensorCoreOperands(linalg::LinalgOp op, bool tf32) {
+  return llvm::all_of(op.getDpsInputs(), [&](Value input) {
+    Type element = getElementTypeOrSelf(input.getType());
+    return element.isF16() || element.isBF16() || (tf32 && element.isF32());
+  });
 }
 
 /// Output tiles of `tile` x `tile` (0: chosen by chooseContractionTile) for
@@ -55,15 +81,20 @@ static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
 /// three dimensions of a grid. Rows and columns other than the innermost
 /// stay whole in the tile.
 static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
-                                               int64_t tile, int64_t chunk) {
+                                               int64_t tile, int64_t chunk,
+                                               bool tensorCores, bool tf32) {
   FailureOr<linalg::ContractionDimensions> dims =
       linalg::inferContractionDims(op);
   if (failed(dims) || dims->m.empty() || dims->n.empty() ||
       dims->batch.size() + 2 > 3)
     return {};
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  if (tile <= 0)
-    tile = chooseContractionTile(ranges, *dims);
+  if (tile <= 0) {
+    tile = chooseContractionTile(
+        ranges, *dims, tensorCores && hasTensorCoreOperands(op, tf32));
+    if (tile == kTensorCoreTile && chunk > 0)
+      chunk = std::min(chunk, kTensorCoreChunk);
+  }
   auto clampTo = [&](unsigned dim) {
     return ShapedType::isDynamic(ranges[dim])
                ? tile
@@ -273,9 +304,8 @@ struct TfmGpuSelectStrategyPass
           !op.hasPureTensorSemantics() ||
           !linalg::isaContractionOpInterface(op) || getLoweringConfig(op))
         return;
-      if (LoweringConfigAttr config =
-              getContractionConfig(op, contractionTileSize,
-                                   reductionTileSize)) {
+      if (LoweringConfigAttr config = getContractionConfig(
+              op, contractionTileSize, reductionTileSize, tensorCores, tf32)) {
         setLoweringConfig(op, config);
         fuseEpilogue(op, config);
       }

@@ -566,10 +566,12 @@ int64_t getStepsCovered(const MmaContraction &contraction) {
 /// at every step of the reduction the A fragment of each of their rows and
 /// the B fragment of each of their columns (register blocking: 2 + 4
 /// fragment loads feed 8 instructions in a 2 x 4 warp tile, 32 x 32 of the
-/// output). As large as 2 x 4 (then 1 x 4, 2 x 2, 1 x 2, 2 x 1), while the
-/// block's contraction still has at least four warp tiles (one for each
-/// warp of the default 128-thread block); the same in the emulation, so
-/// that it checks the code the GPU runs.
+/// output; 4 + 8 feed 32 in a 4 x 8 one, 64 x 64, whose accumulators take
+/// 128 of a thread's registers). As large as 4 x 8 (then 2 x 4, 1 x 4,
+/// 2 x 2, 1 x 2, 2 x 1), while the block's contraction still has at least
+/// four warp tiles (one for each warp of the default 128-thread block):
+/// 4 x 8 in tfm-gpu-select-strategy's 128 x 128 tiles. The same in the
+/// emulation, so that it checks the code the GPU runs.
 struct WarpTiling {
   int64_t rows, columns;                 // instruction tiles of the contraction
   int64_t tileRows = 1, tileColumns = 1; // instruction tiles per warp tile
@@ -578,7 +580,12 @@ struct WarpTiling {
       : rows(llvm::divideCeil(contraction.rows, kMmaRows)),
         columns(llvm::divideCeil(contraction.columns, kMmaColumns)) {
     for (auto [candidateRows, candidateColumns] :
-         {std::pair<int64_t, int64_t>(2, 4), {1, 4}, {2, 2}, {1, 2}, {2, 1}})
+         {std::pair<int64_t, int64_t>(4, 8),
+          {2, 4},
+          {1, 4},
+          {2, 2},
+          {1, 2},
+          {2, 1}})
       if (rows % candidateRows == 0 && columns % candidateColumns == 0 &&
           (rows / candidateRows) * (columns / candidateColumns) >= 4) {
         tileRows = candidateRows;

@@ -2,7 +2,7 @@
 //
 // What `tfm-map-to-gpu` emits for a contraction of a block tile that the
 // tensor cores can compute: warps step through the tile's warp tiles (up to
-// 2 x 4 instruction tiles of 16 x 8), each instruction tile an accumulator
+// 4 x 8 instruction tiles of 16 x 8), each instruction tile an accumulator
 // fragment in registers updated by `nvgpu.mma.sync` (m16n8k16 with float16
 // or bfloat16 operands, m16n8k8 with TF32; float32 accumulators) at every
 // step of the reduction, the step's A fragment of a row of instruction

@@ -1,6 +1,8 @@
 // RUN: tfm-opt %s --tfm-gpu-select-strategy -split-input-file | FileCheck %s
 // RUN: tfm-opt %s --tfm-gpu-select-strategy="q-tile=16 kv-tile=8 contraction-tile=16 reduction-tile=32" -split-input-file | FileCheck %s --check-prefix=OPTIONS
 // RUN: tfm-opt %s --tfm-gpu-select-strategy --tfm-tile-by-config --canonicalize -split-input-file | FileCheck %s --check-prefix=TILED
+// RUN: tfm-opt %s --tfm-gpu-select-strategy=tensor-cores=true -split-input-file | FileCheck %s --check-prefix=TENSOR
+// RUN: tfm-opt %s --tfm-gpu-select-strategy="tensor-cores=true tf32=true" -split-input-file | FileCheck %s --check-prefix=TF32
 
 // The default strategy of flash attention: (1 batch, 32 queries) tiles in
 // parallel, blocks of 64 keys; the options change the sizes, which are
@@ -87,6 +89,41 @@ func.func @large_products(%a: tensor<768x128xf16>, %b: tensor<128x768xf16>, %c: 
   %1 = linalg.batch_matmul ins(%ba, %bb : tensor<33x64x32xf16>, tensor<33x32x256xf16>) outs(%bc : tensor<33x64x256xf32>) -> tensor<33x64x256xf32>
   %2 = linalg.batch_matmul ins(%sa, %sb : tensor<131x64x32xf16>, tensor<131x32x64xf16>) outs(%sc : tensor<131x64x64xf32>) -> tensor<131x64x64xf32>
   return %0, %1, %2 : tensor<768x768xf32>, tensor<33x64x256xf32>, tensor<131x64x64xf32>
+}
+
+// -----
+
+// For tensor cores, a product with at least 132 tiles of 128 x 128 (12 x 11
+// here; a batch counts too, 132 x 1 x 1) gets those, its reduction staged
+// 32 steps at a time: four warps of 64 x 64 in each block. Without them it
+// keeps 64 x 64, and so does a product with one 128 x 128 tile too few
+// (131 x 1 x 1), whose 64 x 64 tiles are enough, and a float32 product,
+// which stays on the threads' loops unless it runs as TF32.
+
+// CHECK-LABEL: func.func @tensor_core_tiles(
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [64, 64, 0], reduction = [0, 0, 64]>}
+//  CHECK-COUNT-2:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [1, 64, 64, 0], reduction = [0, 0, 0, 64]>}
+//       CHECK:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [64, 64, 0], reduction = [0, 0, 64]>}
+// TENSOR-LABEL: func.func @tensor_core_tiles(
+//       TENSOR:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [128, 128, 0], reduction = [0, 0, 32]>}
+//       TENSOR:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [1, 128, 128, 0], reduction = [0, 0, 0, 32]>}
+//       TENSOR:   linalg.batch_matmul {lowering_config = #tfm.lowering_config<parallel = [1, 64, 64, 0], reduction = [0, 0, 0, 64]>}
+//       TENSOR:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [64, 64, 0], reduction = [0, 0, 64]>}
+// TF32-LABEL: func.func @tensor_core_tiles(
+//       TF32:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [128, 128, 0], reduction = [0, 0, 32]>}
+//       TF32:   linalg.batch_matmul
+//       TF32:   linalg.batch_matmul
+//       TF32:   linalg.matmul {lowering_config = #tfm.lowering_config<parallel = [128, 128, 0], reduction = [0, 0, 32]>}
+func.func @tensor_core_tiles(%a: tensor<1536x768xf16>, %b: tensor<768x1408xf16>, %c: tensor<1536x1408xf32>,
+                             %ba: tensor<132x128x80xf16>, %bb: tensor<132x80x128xf16>, %bc: tensor<132x128x128xf32>,
+                             %sa: tensor<131x128x80xf16>, %sb: tensor<131x80x128xf16>, %sc: tensor<131x128x128xf32>,
+                             %fa: tensor<1536x768xf32>, %fb: tensor<768x1408xf32>)
+    -> (tensor<1536x1408xf32>, tensor<132x128x128xf32>, tensor<131x128x128xf32>, tensor<1536x1408xf32>) {
+  %0 = linalg.matmul ins(%a, %b : tensor<1536x768xf16>, tensor<768x1408xf16>) outs(%c : tensor<1536x1408xf32>) -> tensor<1536x1408xf32>
+  %1 = linalg.batch_matmul ins(%ba, %bb : tensor<132x128x80xf16>, tensor<132x80x128xf16>) outs(%bc : tensor<132x128x128xf32>) -> tensor<132x128x128xf32>
+  %2 = linalg.batch_matmul ins(%sa, %sb : tensor<131x128x80xf16>, tensor<131x80x128xf16>) outs(%sc : tensor<131x128x128xf32>) -> tensor<131x128x128xf32>
+  %3 = linalg.matmul ins(%fa, %fb : tensor<1536x768xf32>, tensor<768x1408xf32>) outs(%c : tensor<1536x1408xf32>) -> tensor<1536x1408xf32>
+  return %0, %1, %2, %3 : tensor<1536x1408xf32>, tensor<132x128x128xf32>, tensor<131x128x128xf32>, tensor<1536x1408xf32>
 }
 
 // -----

@@ -234,6 +234,47 @@ func.func @warp_tile_2x4(%a: memref<128x32xf16>, %b: memref<32x128xf16>, %c: mem
 
 // -----
 
+// A 128 x 128 block tile (tfm-gpu-select-strategy's for large products on
+// tensor cores): four warp tiles of 4 x 8 instruction tiles (64 x 64 of the
+// output), one per warp. At every 16 steps a warp loads the A fragments of
+// its four rows and the B fragments of its eight columns, then issues the
+// 32 mma.sync: each A fragment serves eight instructions, each B fragment
+// four. Emulated, the one warp keeps 4 + 8 operand and 32 accumulator
+// buffers.
+
+// CHECK-LABEL: func.func @warp_tile_4x8(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c4 step %c4 {
+// CHECK:           scf.for %{{.*}} = %c0 to %c32 step %c16 iter_args({{.*}}) -> ({{(vector<2x2xf32>, ){31}vector<2x2xf32>}}) {
+// CHECK-COUNT-4:     vector.from_elements {{.*}} : vector<4x2xf16>
+// CHECK-NOT:         nvgpu.mma.sync
+// CHECK:             %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK-COUNT-6:     vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK:             %[[B7:.*]] = vector.from_elements {{.*}} : vector<2x2xf16>
+// CHECK-NEXT:        %[[D00:.*]] = nvgpu.mma.sync(%[[A0:.*]], %[[B0]], %{{.*}})
+// CHECK-COUNT-7:     nvgpu.mma.sync(%[[A0]],
+// CHECK-NEXT:        nvgpu.mma.sync(%{{.*}}, %[[B0]], %{{.*}})
+// CHECK-COUNT-22:    nvgpu.mma.sync
+// CHECK-NEXT:        %[[D37:.*]] = nvgpu.mma.sync(%{{.*}}, %[[B7]], %{{.*}})
+// CHECK-NEXT:        scf.yield %[[D00]], {{.*}}, %[[D37]] :
+
+// EMULATED-LABEL: func.func @warp_tile_4x8(
+// EMULATED-COUNT-4: memref.alloca() : memref<32x4x2xf16>
+// EMULATED-COUNT-8: memref.alloca() : memref<32x2x2xf16>
+// EMULATED-COUNT-32: memref.alloca() : memref<32x2x2xf32>
+// EMULATED-NOT:     memref.alloca() : memref<32x2x2xf32>
+// EMULATED:         scf.for %{{.*}} = %c0 to %c4 step %c1 {
+func.func @warp_tile_4x8(%a: memref<256x32xf16>, %b: memref<32x256xf16>, %c: memref<256x256xf32>) {
+  scf.forall (%i, %j) = (0, 0) to (256, 256) step (128, 128) {
+    %sa = memref.subview %a[%i, 0] [128, 32] [1, 1] : memref<256x32xf16> to memref<128x32xf16, strided<[32, 1], offset: ?>>
+    %sb = memref.subview %b[0, %j] [32, 128] [1, 1] : memref<32x256xf16> to memref<32x128xf16, strided<[256, 1], offset: ?>>
+    %sc = memref.subview %c[%i, %j] [128, 128] [1, 1] : memref<256x256xf32> to memref<128x128xf32, strided<[256, 1], offset: ?>>
+    linalg.matmul ins(%sa, %sb : memref<128x32xf16, strided<[32, 1], offset: ?>>, memref<32x128xf16, strided<[256, 1], offset: ?>>) outs(%sc : memref<128x128xf32, strided<[256, 1], offset: ?>>)
+  }
+  return
+}
+
+// -----
+
 // A reduction in chunks (a loop over them, the tile's accumulator defined
 // outside it, nothing else in the loop touching it): the warps keep their
 // accumulator fragments across the chunks. They are loaded before the

@@ -350,10 +350,13 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
       Attention of dynamic shape gets no config and is decomposed untiled.
     - A contraction at the top level of a function (a linear layer's
       product, a batched matmul): output tiles of `contraction-tile` rows
-      and columns, one batch element at a time, one block each (by default
-      64 x 64 where the product has at least as many such tiles as an H100
-      has multiprocessors, 132, else 32 x 32, which gives a small product
-      four times the blocks); inside a
+      and columns, one batch element at a time, one block each (by default,
+      with `tensor-cores` and float16 or bfloat16 operands (or float32
+      ones with `tf32`), 128 x 128 where the product has at least as
+      many such tiles as an H100 has multiprocessors, 132, its reduction
+      staged in chunks of at most 32 steps; else 64 x 64 on the same
+      condition; else 32 x 32, which gives a small product four times the
+      blocks); inside a
       block the tile's rows of the left operand and columns of the right one
       are staged through shared memory, so that each element read from
       global memory serves a whole row or column of the tile. A reduction
@@ -400,6 +403,11 @@ def TfmGpuSelectStrategy : Pass<"tfm-gpu-select-strategy"> {
     Option<"reductionTileSize", "reduction-tile", "int64_t",
            /*default=*/"64",
            "Reduction steps of a contraction staged at a time (0: all)">,
+    Option<"tensorCores", "tensor-cores", "bool", /*default=*/"false",
+           "Choose tiles for products on tensor cores (tfm-map-to-gpu's "
+           "option of the same name): float16 and bfloat16 ones">,
+    Option<"tf32", "tf32", "bool", /*default=*/"false",
+           "With tensor-cores, float32 products too (as TF32)">,
   ];
   let dependentDialects = ["::mlir::tfm::TfmDialect"];
 }
