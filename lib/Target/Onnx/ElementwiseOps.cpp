@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cmath>
 #include <limits>
@@ -145,10 +146,18 @@ static LogicalResult importElementwise(Importer &importer,
     return importer.emitError()
            << "unsupported computed tensor with a size of 0";
 
+  // The element count only where every size is known (a dynamic size is
+  // ShapedType::kDynamic, INT64_MIN), saturated rather than overflowed.
   bool isStatic = llvm::none_of(staticShape, ShapedType::isDynamic);
-  int64_t count = 1;
-  for (int64_t dim : staticShape)
-    count *= dim;
+  int64_t count = 0;
+  if (isStatic) {
+    count = 1;
+    for (int64_t dim : staticShape)
+      if (llvm::MulOverflow(count, dim, count)) {
+        count = std::numeric_limits<int64_t>::max();
+        break;
+      }
+  }
   if (importer.allLiterals(node) && isStatic && count <= kMaxLiteralElements) {
     SmallVector<Literal> literals;
     for (int input : inputs)
