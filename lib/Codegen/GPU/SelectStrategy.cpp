@@ -9,6 +9,8 @@
 
 #include "tfm/Codegen/Common/Strategy.h"
 
+#include "WarpMma.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -62,16 +64,6 @@ static int64_t chooseContractionTile(ArrayRef<int64_t> ranges,
   return countBlocks(kLargeTile) >= kMultiprocessors ? kLargeTile : kSmallTile;
 }
 
-/// Whether tfm-map-to-gpu{tensor-cores} computes `op`'s tiles on tensor
-/// cores, as far as its operands' types tell: float16 or bfloat16, or
-/// float32 with `tf32`.
-static bool hasTensorCoreOperands(linalg::LinalgOp op, bool tf32) {
-  return llvm::all_of(op.getDpsInputs(), [&](Value input) {
-    Type element = getElementTypeOrSelf(input.getType());
-    return element.isF16() || element.isBF16() || (tf32 && element.isF32());
-  });
-}
-
 /// Output tiles of `tile` x `tile` (0: chosen by chooseContractionTile) for
 /// a contraction at the top level of a function, one batch element at a
 /// time, one block each (the `parallel` level), then (a `reduction` level)
@@ -91,7 +83,7 @@ static LoweringConfigAttr getContractionConfig(linalg::LinalgOp op,
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (tile <= 0) {
     tile = chooseContractionTile(
-        ranges, *dims, tensorCores && hasTensorCoreOperands(op, tf32));
+        ranges, *dims, tensorCores && getMmaKind(op, tf32).has_value());
     if (tile == kTensorCoreTile && chunk > 0)
       chunk = std::min(chunk, kTensorCoreChunk);
   }

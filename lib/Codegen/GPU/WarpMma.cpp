@@ -1081,24 +1081,30 @@ int64_t tfm::getMmaSteps(MmaKind kind) {
   return kind == MmaKind::TF32 ? 8 : 16;
 }
 
+std::optional<MmaKind> tfm::getMmaKind(linalg::LinalgOp op, bool tf32) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
+  Type b = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
+  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
+  // A float32 left operand with a float16 right one is flash attention's
+  // P in a float16 model: it is rounded to float16 for the tensor cores, as
+  // FlashAttention does. Float32 products are TF32 ones, when asked for.
+  if ((a.isF16() || a.isF32()) && b.isF16() && c.isF32())
+    return MmaKind::F16;
+  if ((a.isBF16() || a.isF32()) && b.isBF16() && c.isF32())
+    return MmaKind::BF16;
+  if (tf32 && a.isF32() && b.isF32() && c.isF32())
+    return MmaKind::TF32;
+  return std::nullopt;
+}
+
 std::optional<MmaContraction> tfm::matchMmaContraction(linalg::LinalgOp op,
                                                        bool tf32) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
     return std::nullopt;
-  Type a = getElementTypeOrSelf(op.getDpsInputOperand(0)->get());
-  Type bType = getElementTypeOrSelf(op.getDpsInputOperand(1)->get());
-  Type c = getElementTypeOrSelf(op.getDpsInitOperand(0)->get());
-  // A float32 left operand with a float16 right one is flash attention's
-  // P in a float16 model: it is rounded to float16 for the tensor cores, as
-  // FlashAttention does. Float32 products are TF32 ones, when asked for.
-  std::optional<MmaKind> kind;
-  if ((a.isF16() || a.isF32()) && bType.isF16() && c.isF32())
-    kind = MmaKind::F16;
-  else if ((a.isBF16() || a.isF32()) && bType.isBF16() && c.isF32())
-    kind = MmaKind::BF16;
-  else if (tf32 && a.isF32() && bType.isF32() && c.isF32())
-    kind = MmaKind::TF32;
+  std::optional<MmaKind> kind = getMmaKind(op, tf32);
   if (!kind)
     return std::nullopt;
   FailureOr<linalg::ContractionDimensions> dims =

@@ -62,6 +62,12 @@ struct MmaContraction {
   int64_t rows, columns, steps;
 };
 
+/// The instruction `op`'s operand and accumulator types call for (on
+/// tensors or buffers), if any: float16 or bfloat16 operands (a float32 left
+/// one too, rounded) into a float32 accumulator; float32 ones only with
+/// `tf32`.
+std::optional<MmaKind> getMmaKind(linalg::LinalgOp op, bool tf32);
+
 /// `op` as an MmaContraction, if it is one; a float32 product only with
 /// `tf32`.
 std::optional<MmaContraction> matchMmaContraction(linalg::LinalgOp op,
